@@ -1,0 +1,1 @@
+"""Loaders: every dataset and prediction format becomes the same `Example` / `Prediction` records."""

@@ -1,0 +1,106 @@
+"""The records every part of sqltriage exchanges: frozen, typed, free of behaviour."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str  # as in the database (original spelling)
+    type: str = "text"  # "text", "number", "time", "boolean", "others" as in tables.json
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    name: str
+    columns: tuple[Column, ...]
+
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """A database schema as tables.json describes it (or as read from the SQLite file)."""
+
+    db_id: str
+    tables: tuple[Table, ...]
+    primary_keys: tuple[tuple[str, str], ...] = ()  # (table, column)
+    foreign_keys: tuple[tuple[tuple[str, str], tuple[str, str]], ...] = ()  # (from, to)
+
+    def table(self, name: str) -> Table | None:
+        low = name.lower()
+        for t in self.tables:
+            if t.name.lower() == low:
+                return t
+        return None
+
+    def as_mapping(self) -> dict[str, dict[str, str]]:
+        """{table: {column: type}} — the shape sqlglot's optimizer accepts."""
+        return {t.name: {c.name: c.type for c in t.columns} for t in self.tables}
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One benchmark question with its gold SQL and whatever annotations the dataset carries."""
+
+    index: int  # 0-based position in the dataset file
+    example_id: str  # the dataset's own id (BIRD question_id), else str(index)
+    db_id: str
+    question: str
+    gold_sql: str
+    evidence: str | None = None  # BIRD external knowledge
+    difficulty: str | None = None  # BIRD simple / moderate / challenging
+    reasoning: tuple[str, ...] | None = None  # annotated reasoning tokens (Archer: + - * / C H)
+    commonsense: str | None = None  # Archer commonsense_knowledge
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    """A loaded benchmark: examples, schemas and where each database file is (None when missing)."""
+
+    name: str
+    path: Path
+    format: str  # spider | bird | archer | jsonl | csv | gold
+    examples: tuple[Example, ...]
+    schemas: Mapping[str, Schema]
+    databases: Mapping[str, Path | None]  # every referenced db_id → its .sqlite, or None
+
+    def db_path(self, db_id: str) -> Path | None:
+        return self.databases.get(db_id)
+
+    def db_missing(self, db_id: str) -> bool:
+        return self.databases.get(db_id) is None
+
+    @property
+    def db_ids(self) -> tuple[str, ...]:
+        """Referenced databases in order of first use."""
+        return tuple(dict.fromkeys(e.db_id for e in self.examples))
+
+    @property
+    def missing_dbs(self) -> tuple[str, ...]:
+        return tuple(d for d in self.db_ids if self.db_missing(d))
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    index: int  # aligned to Example.index
+    sql: str  # "" when the model gave nothing (scored as an error)
+    line: int | None = None  # 1-based line (or record) in the source file
+    db_id: str | None = None  # when the file names one
+
+
+@dataclass(frozen=True, slots=True)
+class PredictionSet:
+    """One model's predictions, aligned one-to-one with a dataset's examples."""
+
+    name: str
+    path: Path
+    format: str
+    sha256: str
+    predictions: tuple[Prediction, ...]

@@ -1,0 +1,1 @@
+"""SQL analysis: parsing, categories, exact-set and partial match, diff."""

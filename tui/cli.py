@@ -1,0 +1,5 @@
+"""Placeholder entry point; replaced by the real CLI."""
+
+
+def main() -> int:
+    return 0
