@@ -1,0 +1,23 @@
+"""Shared fixtures: where the real public data is, and the bundled sample."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data next to the repository; tests that need it skip with the reason when absent."""
+    if not (SHARED_DATA / "spider_dev" / "dev.json").exists():
+        pytest.skip(f"real data not found at {SHARED_DATA} (a fresh clone has no ../shared)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def spider_dev(shared_data: Path) -> Path:
+    return shared_data / "spider_dev"
