@@ -1,5 +1,137 @@
-"""Placeholder entry point; replaced by the real CLI."""
+"""The `sqltriage` command line. Heavy imports happen inside commands so `--help` is instant.
+
+Exit codes: 0 when the command did its job (a prediction that fails is a result, not a failure),
+2 for bad usage or unusable input (with a message saying what and where), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+EXPORT_WHERE_HELP = """\
+filters for --where (repeatable, all must hold):
+  COLUMN=VALUE    equal            (ex=0, model=gpt4, hardness=extra, db_id=car_1)
+  COLUMN!=VALUE   not equal
+  COLUMN~TEXT     contains         (structural~N, operators~Ag, question~how many)
+  COLUMN>=NUMBER, COLUMN<=NUMBER, COLUMN>NUMBER, COLUMN<NUMBER   (pm>=0.9)
+  tag=NAME        has the tag NAME
+"""
 
 
-def main() -> int:
-    return 0
+def _add_inputs(p: argparse.ArgumentParser, *, dataset_required: bool = True) -> None:
+    if dataset_required:
+        p.add_argument(
+            "dataset", metavar="DATASET", help="dataset folder or file (Spider, BIRD, Archer, JSONL, CSV)"
+        )
+    else:
+        p.add_argument(
+            "dataset", metavar="DATASET", nargs="?", help="dataset folder or file (default: the sample)"
+        )
+    p.add_argument("--pred", action="append", metavar="NAME=FILE", help="a model's predictions (repeatable)")
+    p.add_argument("--db-dir", metavar="DIR", help="folder holding <db_id>/<db_id>.sqlite")
+    p.add_argument(
+        "--tables", metavar="FILE", help="tables.json with the schemas (default: found beside the dataset)"
+    )
+    p.add_argument(
+        "--format",
+        default="auto",
+        choices=("auto", "spider", "bird", "archer", "jsonl", "csv", "gold"),
+        help="dataset format (default: detected)",
+    )
+    p.add_argument(
+        "--pred-format",
+        default="auto",
+        choices=("auto", "lines", "bird", "json", "jsonl", "csv"),
+        help="predictions format (default: detected)",
+    )
+    p.add_argument(
+        "--sql-column", metavar="NAME", help="predicted-SQL column of a CSV/JSONL predictions file"
+    )
+    p.add_argument("--question-column", metavar="NAME", help="question column of a CSV/JSONL dataset")
+    p.add_argument("--gold-column", metavar="NAME", help="gold-SQL column of a CSV/JSONL dataset")
+    p.add_argument("--db-column", metavar="NAME", help="db_id column of a CSV/JSONL dataset")
+    p.add_argument("--id-column", metavar="NAME", help="id column of a CSV/JSONL dataset")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sqltriage",
+        description="Triage the errors of text-to-SQL models. With no command, opens the app on the bundled sample.",
+    )
+    from sqltriage.core import __version__
+
+    parser.add_argument("--version", action="version", version=f"sqltriage {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("open", help="open the app on a dataset and models' predictions")
+    _add_inputs(p, dataset_required=False)
+    p.add_argument("--workspace", metavar="FILE", help="workspace file (default: ./<dataset>.sqltriage.db)")
+    p.add_argument(
+        "--jobs", type=int, default=None, metavar="N", help="evaluation processes (default: cores)"
+    )
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
+
+    p = sub.add_parser("check", help="validate and summarise inputs without evaluating")
+    _add_inputs(p)
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    p = sub.add_parser("eval", help="evaluate models' predictions and print the metrics")
+    _add_inputs(p)
+    p.add_argument("--workspace", metavar="FILE", help="workspace file (default: ./<dataset>.sqltriage.db)")
+    p.add_argument(
+        "--jobs", type=int, default=None, metavar="N", help="evaluation processes (default: cores)"
+    )
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    p = sub.add_parser(
+        "export",
+        help="export evaluations to CSV",
+        epilog=EXPORT_WHERE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--workspace", required=True, metavar="FILE", help="workspace file made by eval or open")
+    p.add_argument("--out", required=True, metavar="FILE.csv", help="CSV file to write")
+    p.add_argument("--model", action="append", metavar="NAME", help="only this model (repeatable)")
+    p.add_argument("--where", action="append", metavar="FILTER", help="a filter (repeatable; see below)")
+
+    p = sub.add_parser(
+        "diff", help="compare two queries: categories, EM, partial match, and results with --db"
+    )
+    p.add_argument("gold", metavar="GOLD_SQL")
+    p.add_argument("pred", metavar="PRED_SQL")
+    p.add_argument("--db", metavar="FILE.sqlite", help="run both queries on this database (read-only)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    p = sub.add_parser("analyze", help="the dataset-analysis report: query, database and question axes")
+    _add_inputs(p)
+    p.add_argument("--pipeline", metavar="NAME", help="spaCy pipeline for question features")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = args.command or "open"
+    if args.command is None:
+        args = parser.parse_args(["open", *(argv if argv is not None else sys.argv[1:])])
+    from sqltriage.core.errors import SqlTriageError
+
+    try:
+        module = importlib.import_module(f"sqltriage.tui.commands.{command}_cmd")
+        return int(module.run(args))
+    except SqlTriageError as exc:
+        print(f"sqltriage {command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"sqltriage {command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
