@@ -1,0 +1,1 @@
+"""One module per CLI command: parse nothing, load through the core, print."""
