@@ -1,0 +1,341 @@
+"""The evaluation pipeline: dataset × models → one evaluation per (example, model), streamed into a workspace.
+
+Work is split into chunks of examples; each gold query is parsed and executed once per chunk for every
+model; chunks run in worker processes (both cores) and each finished chunk is written in one transaction,
+so an interrupted run keeps what it finished and the next run does only the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_digest
+from sqltriage.core.model import Dataset, Example, PredictionSet
+from sqltriage.core.workspace import Workspace, dataset_fingerprint
+
+METRICS_VERSION = "1"  # bump whenever a metric's definition changes: stored results are then recomputed
+IN_PROCESS_BELOW = 400  # (example, model) pairs under which a process pool costs more than it saves
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass(frozen=True, slots=True)
+class EvalOptions:
+    timeout: float = DEFAULT_TIMEOUT
+    max_rows: int = DEFAULT_MAX_ROWS
+    jobs: int | None = None  # worker processes; None = one per core
+    chunk_size: int = 24  # examples per task
+    features: bool = True  # compute question features (spaCy)
+    pipeline: str | None = None  # spaCy pipeline name; None = the default
+
+    def result_key(self) -> str:
+        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}"
+
+
+@dataclass(slots=True)
+class EvalSummary:
+    workspace: Path
+    models: list[str]
+    computed: int = 0  # (example, model) pairs evaluated by this run
+    reused: int = 0  # pairs found done in the workspace
+    stale_models: list[str] = field(default_factory=list)  # models re-evaluated because an input changed
+    features: str = "cached"  # cached | computed | unavailable: <why> | off
+    elapsed: float = 0.0
+    cancelled: bool = False
+
+
+# --- rows ----------------------------------------------------------------------------------------------
+
+
+def base_example_rows(dataset: Dataset) -> list[dict[str, Any]]:
+    from sqltriage.core.reasoning import reasoning_for, reasoning_label
+
+    rows = []
+    for e in dataset.examples:
+        r = reasoning_for(e)
+        rows.append(
+            {
+                "idx": e.index,
+                "example_id": e.example_id,
+                "db_id": e.db_id,
+                "question": e.question,
+                "gold_sql": e.gold_sql,
+                "evidence": e.evidence,
+                "difficulty": e.difficulty,
+                "reasoning": reasoning_label(r),
+                "reasoning_inferred": int(r.inferred) if r.types else None,
+                "external_knowledge": int(r.external_knowledge),
+                "commonsense": e.commonsense,
+                "db_missing": int(dataset.db_missing(e.db_id)),
+                "gold_done": 0,
+            }
+        )
+    return rows
+
+
+def run_key(dataset: Dataset, options: EvalOptions) -> str:
+    """What every model's results depend on besides its own file: the dataset, the databases, the options."""
+    h = hashlib.sha256(dataset_fingerprint(dataset).encode())
+    h.update(options.result_key().encode())
+    for db_id in sorted(dataset.databases):
+        path = dataset.databases[db_id]
+        h.update(f"{db_id}={file_digest(path) if path else '-'};".encode())
+    return h.hexdigest()
+
+
+# --- worker side ---------------------------------------------------------------------------------------
+
+_STATE: dict[str, Any] = {}
+
+
+def _init_worker(dataset: Dataset, predictions: dict[str, tuple[str, ...]], options: EvalOptions) -> None:
+    from sqltriage.core.execution import GoldResultCache
+
+    _STATE.update(dataset=dataset, predictions=predictions, options=options, gold_cache=GoldResultCache())
+
+
+def _gold_row(example: Example, gold_parsed: Any, gold_result: Any, schema: Any) -> dict[str, Any]:
+    from sqltriage.core.sql.categories import categorize
+
+    cats = categorize(gold_parsed, schema)
+    return {
+        "idx": example.index,
+        "gold_done": 1,
+        "structural": cats.structural,
+        "operators": cats.operators,
+        "hardness": cats.hardness,
+        "n_operators": cats.n_operators,
+        "n_tables": cats.n_tables,
+        "n_columns": cats.n_columns,
+        "n_values": cats.n_values,
+        "nesting_depth": cats.nesting_depth,
+        "sql_length": cats.length,
+        "gold_error": gold_result.error if gold_result is not None else cats.error,
+        "gold_error_kind": gold_result.error_kind if gold_result is not None else None,
+        "gold_elapsed": gold_result.elapsed if gold_result is not None else None,
+        "gold_rows": len(gold_result.rows) if gold_result is not None and gold_result.ok else None,
+    }
+
+
+def evaluate_pair(
+    example: Example,
+    pred_sql: str,
+    *,
+    schema: Any,
+    db_path: Path | None,
+    gold_result: Any,
+    options: EvalOptions,
+) -> dict[str, Any]:
+    """Every metric for one (example, prediction); never raises for a bad prediction."""
+    from sqltriage.core.exec_compare import execution_outcomes
+    from sqltriage.core.execution import execute
+    from sqltriage.core.sql.categories import categorize
+    from sqltriage.core.sql.exact_match import exact_match
+    from sqltriage.core.sql.parse import parse_sql
+    from sqltriage.core.sql.partial_match import partial_match
+
+    row: dict[str, Any] = {"idx": example.index, "pred_sql": pred_sql}
+    pred_parsed = parse_sql(pred_sql, schema)
+    cats = categorize(pred_parsed, schema)
+    row["parse_ok"] = int(pred_parsed.ok)
+    row["pred_structural"] = cats.structural
+    row["pred_operators"] = cats.operators
+    if schema is not None:
+        em = exact_match(example.gold_sql, pred_sql, schema)
+        row["em"], row["em_spider"] = em.em, em.em_spider
+    else:
+        row["em"] = row["em_spider"] = None
+    pm = partial_match(example.gold_sql, pred_sql, schema)
+    row.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm)
+    error, kind = None, None
+    if not pred_sql.strip():
+        error, kind = "empty prediction", "empty"
+    if db_path is not None and gold_result is not None:
+        pred_result = execute(db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
+        row.update(execution_outcomes(gold_result, pred_result, example.gold_sql))
+        row["pred_elapsed"] = pred_result.elapsed
+        row["truncated"] = int(pred_result.truncated)
+        if pred_result.error and error is None:
+            error, kind = pred_result.error, pred_result.error_kind
+    else:
+        row.update(va=None, ex=None, ex_spider=None, ex_bird=None, ex_archer=None)
+    if error is None and not pred_parsed.ok:
+        error, kind = f"does not parse: {pred_parsed.error}", "parse"
+    row["error"], row["error_kind"] = error, kind
+    return row
+
+
+def _run_chunk(tasks: Sequence[tuple[int, bool, tuple[str, ...]]]) -> tuple[list[dict], list[dict]]:
+    """Evaluate a chunk: for each example, its gold once, then every pending model's prediction."""
+    from sqltriage.core.sql.parse import parse_sql
+
+    dataset: Dataset = _STATE["dataset"]
+    options: EvalOptions = _STATE["options"]
+    preds: dict[str, tuple[str, ...]] = _STATE["predictions"]
+    cache = _STATE["gold_cache"]
+    example_rows, result_rows = [], []
+    for idx, need_gold, models in tasks:
+        example = dataset.examples[idx]
+        schema = dataset.schemas.get(example.db_id)
+        db_path = dataset.db_path(example.db_id)
+        gold_result = (
+            cache.get(db_path, example.gold_sql, options.timeout, options.max_rows)
+            if db_path is not None
+            else None
+        )
+        if need_gold:
+            example_rows.append(_gold_row(example, parse_sql(example.gold_sql, schema), gold_result, schema))
+        for model in models:
+            row = evaluate_pair(
+                example,
+                preds[model][idx],
+                schema=schema,
+                db_path=db_path,
+                gold_result=gold_result,
+                options=options,
+            )
+            row["model"] = model
+            result_rows.append(row)
+    return example_rows, result_rows
+
+
+def _run_features(indices: Sequence[int], pipeline: str | None) -> tuple[list[dict], str | None]:
+    """Question features of the given examples, or (no rows, the reason) when no pipeline loads."""
+    from sqltriage.core.nl import load_pipeline, pipeline_unavailable_reason, question_features
+
+    dataset: Dataset = _STATE["dataset"]
+    nlp = load_pipeline(pipeline)
+    if nlp is None:
+        return [], pipeline_unavailable_reason() or "no spaCy pipeline could be loaded"
+    examples = [dataset.examples[i] for i in indices]
+    feats = question_features(
+        [e.question for e in examples],
+        gold_sqls=[e.gold_sql for e in examples],
+        schemas=[dataset.schemas.get(e.db_id) for e in examples],
+        nlp=nlp,
+    )
+    rows = []
+    for e, f in zip(examples, feats, strict=True):
+        rows.append(
+            {
+                "idx": e.index,
+                "q_words": f.n_words,
+                "q_tree_depth": f.tree_depth,
+                "q_lexical_density": f.lexical_density,
+                "q_rarity": f.rarity,
+                "q_flesch": f.flesch,
+                "q_schema_linkage": f.schema_linkage,
+            }
+        )
+    return rows, None
+
+
+# --- parent side ---------------------------------------------------------------------------------------
+
+
+def evaluate(
+    dataset: Dataset,
+    predictions: Sequence[PredictionSet],
+    workspace: Workspace,
+    options: EvalOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> EvalSummary:
+    """Bring the workspace up to date for these inputs, doing only the work that is missing."""
+    options = options or EvalOptions()
+    started = time.perf_counter()
+    summary = EvalSummary(workspace.path, [p.name for p in predictions])
+    workspace.sync_examples(dataset, base_example_rows(dataset))
+    key = run_key(dataset, options)
+    for position, p in enumerate(predictions):
+        if workspace.register_model(p.name, str(p.path), p.format, p.sha256, f"{p.sha256}:{key}", position):
+            summary.stale_models.append(p.name)
+    done = workspace.done_pairs()
+    pending_gold = workspace.pending_gold()
+    tasks: list[tuple[int, bool, tuple[str, ...]]] = []
+    for e in dataset.examples:
+        models = tuple(p.name for p in predictions if (p.name, e.index) not in done)
+        summary.reused += len(predictions) - len(models)
+        if models or e.index in pending_gold:
+            tasks.append((e.index, e.index in pending_gold, models))
+    total_pairs = sum(len(m) for _, _, m in tasks)
+
+    feature_key = f"{dataset_fingerprint(dataset)}:{options.pipeline or 'default'}"
+    want_features = options.features and workspace.get_meta("features_key") != feature_key
+    if not options.features:
+        summary.features = "off"
+
+    preds = {p.name: tuple(x.sql for x in p.predictions) for p in predictions}
+    jobs = max(1, options.jobs or os.cpu_count() or 1)
+    in_process = jobs == 1 or total_pairs + len(pending_gold) < IN_PROCESS_BELOW
+    chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
+    report = progress or (lambda stage, d, t: None)
+    report("evaluate", 0, total_pairs)
+    done_pairs = 0
+
+    def absorb(result: tuple[list[dict], list[dict]]) -> None:
+        nonlocal done_pairs
+        example_rows, result_rows = result
+        workspace.write_chunk(example_rows, result_rows)
+        done_pairs += len(result_rows)
+        summary.computed += len(result_rows)
+        report("evaluate", done_pairs, total_pairs)
+
+    def absorb_features(result: tuple[list[dict], str | None]) -> None:
+        rows, reason = result
+        workspace.update_examples(rows)
+        workspace.set_meta("features_key", feature_key)
+        summary.features = f"unavailable: {reason}" if reason else "computed"
+        report("features", len(rows), len(rows))
+
+    feature_indices = [e.index for e in dataset.examples]
+    if in_process:
+        _init_worker(dataset, preds, options)
+        try:
+            if want_features:
+                absorb_features(_run_features(feature_indices, options.pipeline))
+            for chunk in chunks:
+                if cancel is not None and cancel.is_set():
+                    summary.cancelled = True
+                    break
+                absorb(_run_chunk(chunk))
+        finally:
+            _STATE.clear()
+    else:
+        ctx = multiprocessing.get_context("spawn")  # fork is unsafe from a threaded app
+        with ProcessPoolExecutor(
+            max_workers=jobs, mp_context=ctx, initializer=_init_worker, initargs=(dataset, preds, options)
+        ) as pool:
+            futures: dict[Future, str] = {}
+            if want_features:
+                futures[pool.submit(_run_features, feature_indices, options.pipeline)] = "features"
+            for chunk in chunks:
+                futures[pool.submit(_run_chunk, chunk)] = "chunk"
+            try:
+                while futures:
+                    finished, _ = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        kind = futures.pop(fut)
+                        (absorb_features if kind == "features" else absorb)(fut.result())
+                    if cancel is not None and cancel.is_set():
+                        summary.cancelled = True
+                        for fut in futures:
+                            fut.cancel()
+                        break
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+    summary.elapsed = time.perf_counter() - started
+    return summary

@@ -1,0 +1,178 @@
+"""Aggregates over a workspace's evaluations (polars), shared by the CLI and the app."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from sqltriage.core.workspace import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
+
+EXPORT_COLUMNS = (
+    "index",
+    "example_id",
+    "db_id",
+    "question",
+    "gold_sql",
+    "model",
+    "pred_sql",
+    "va",
+    "ex",
+    "ex_spider",
+    "ex_bird",
+    "ex_archer",
+    "em",
+    "em_spider",
+    "sm",
+    "om",
+    "vm",
+    "pm",
+    "structural",
+    "operators",
+    "hardness",
+    "reasoning",
+    "error",
+    "tags",
+    "note",
+)
+EXTRA_COLUMNS = (
+    "error_kind",
+    "parse_ok",
+    "pred_structural",
+    "pred_operators",
+    "difficulty",
+    "evidence",
+    "commonsense",
+    "reasoning_inferred",
+    "db_missing",
+    "gold_error",
+    "gold_error_kind",
+)
+EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer")
+MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
+FACETS = ("hardness", "structural", "operators", "reasoning")
+TOP_CATEGORIES = 8
+
+_PL_TYPES = {int: pl.Int64, float: pl.Float64, str: pl.Utf8}
+
+
+def load_frame(workspace: Workspace, models: Sequence[str] | None = None) -> pl.DataFrame:
+    """One row per (example, model): results joined with their example, tags (joined by ', ') and note."""
+    ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx"]
+    res_cols = [c for c in RESULT_COLUMNS if c not in ("idx",)]
+    sql = (
+        "SELECT r.idx, "
+        + ", ".join(f"r.[{c}]" for c in res_cols)
+        + ", "
+        + ", ".join(f"e.[{c}]" for c in ex_cols)
+        + ", (SELECT group_concat(tag, ', ') FROM (SELECT tag FROM tags t WHERE t.idx = r.idx AND t.model = r.model "
+        "ORDER BY tag)) AS tags, n.note AS note, m.position AS model_position "
+        "FROM results r JOIN examples e ON e.idx = r.idx JOIN models m ON m.name = r.model "
+        "LEFT JOIN notes n ON n.idx = r.idx AND n.model = r.model"
+    )
+    params: list[Any] = []
+    if models:
+        sql += f" WHERE r.model IN ({', '.join('?' for _ in models)})"
+        params = list(models)
+    sql += " ORDER BY m.position, r.idx"
+    cursor = workspace.db.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    rows = cursor.fetchall()
+    schema = {"idx": pl.Int64}
+    schema |= {c: _PL_TYPES[RESULT_COLUMNS[c]] for c in res_cols}
+    schema |= {c: _PL_TYPES[EXAMPLE_COLUMNS[c]] for c in ex_cols}
+    schema |= {"tags": pl.Utf8, "note": pl.Utf8, "model_position": pl.Int64}
+    frame = pl.DataFrame(rows, schema=[(n, schema[n]) for n in names], orient="row")
+    return frame.rename({"idx": "index"})
+
+
+def export_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """The export contract's columns first, then the extras that help a reader."""
+    cols = [c for c in (*EXPORT_COLUMNS, *EXTRA_COLUMNS) if c in frame.columns]
+    return frame.select(cols)
+
+
+def _means(frame: pl.DataFrame) -> dict[str, Any]:
+    n = frame.height
+    executed = frame.filter(pl.col("ex").is_not_null()).height if n else 0
+    out: dict[str, Any] = {"n": n, "n_exec": executed}
+    for m in (*EXEC_METRICS, *MATCH_METRICS):
+        col = frame.get_column(m).drop_nulls() if n else pl.Series([], dtype=pl.Float64)
+        out[m] = float(col.mean()) if len(col) else None  # type: ignore[arg-type]
+        out[f"{m}_n"] = len(col)
+    return out
+
+
+def model_summary(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """Per model: n, VA, EX in every mode, EM, EM (Spider), PM, SM, OM, VM, each with its denominator."""
+    out = []
+    for model in _models_in_order(frame):
+        sub = frame.filter(pl.col("model") == model)
+        out.append({"model": model, **_means(sub)})
+    return out
+
+
+def _models_in_order(frame: pl.DataFrame) -> list[str]:
+    if "model_position" in frame.columns:
+        return frame.sort("model_position").get_column("model").unique(maintain_order=True).to_list()
+    return frame.get_column("model").unique(maintain_order=True).to_list()
+
+
+def top_categories(frame: pl.DataFrame, facet: str, k: int = TOP_CATEGORIES) -> pl.Series:
+    """Facet values with the k most frequent kept and the rest grouped as "other", as in the paper's figures."""
+    values = frame.get_column(facet).fill_null("").replace("", "(none)")
+    counts = values.value_counts(sort=True)
+    if counts.height <= k + 1:
+        return values
+    keep = set(counts.get_column(facet).head(k).to_list())
+    return values.map_elements(lambda v: v if v in keep else "other", return_dtype=pl.Utf8)
+
+
+def breakdown(frame: pl.DataFrame, facet: str, k: int = TOP_CATEGORIES) -> list[dict[str, Any]]:
+    """Metrics per (facet value, model), the rarest values grouped as "other"."""
+    if frame.is_empty():
+        return []
+    grouped = frame.with_columns(top_categories(frame, facet, k).alias("_value"))
+    rows = []
+    order = grouped.get_column("_value").value_counts(sort=True).get_column("_value").to_list()
+    if "other" in order:
+        order = [v for v in order if v != "other"] + ["other"]
+    models = _models_in_order(frame)
+    for value in order:
+        part = grouped.filter(pl.col("_value") == value)
+        for model in models:
+            sub = part.filter(pl.col("model") == model)
+            if sub.height:
+                rows.append({"facet": facet, "value": value, "model": model, **_means(sub)})
+    return rows
+
+
+def error_sources(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """Among each model's errors, the share with a structural, operator and variable mismatch (the paper's view).
+
+    An error is EX = 0 where execution was possible, else EM = 0.
+    """
+    out = []
+    for model in _models_in_order(frame):
+        sub = frame.filter(pl.col("model") == model)
+        wrong = sub.filter(
+            pl.when(pl.col("ex").is_not_null())
+            .then(pl.col("ex") == 0)
+            .otherwise(pl.col("em") == 0)
+            .fill_null(False)
+        )
+        n = wrong.height
+        row: dict[str, Any] = {"model": model, "errors": n}
+        for metric, name in (("sm", "structural"), ("om", "operator"), ("vm", "variable")):
+            row[name] = (wrong.filter(pl.col(metric).fill_null(0.0) < 1.0).height / n) if n else None
+        out.append(row)
+    return out
+
+
+def full_report(frame: pl.DataFrame) -> dict[str, Any]:
+    return {
+        "models": model_summary(frame),
+        "breakdowns": {facet: breakdown(frame, facet) for facet in FACETS},
+        "error_sources": error_sources(frame),
+    }

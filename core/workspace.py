@@ -1,0 +1,375 @@
+"""The SQLite workspace: examples, models, evaluations, tags and notes, plus the keys that make results reusable.
+
+Every write is its own transaction, so a process killed at any moment loses nothing it reported as saved.
+Tags and notes are keyed by (example index, model) and survive re-evaluation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from sqltriage.core.errors import WorkspaceError
+from sqltriage.core.model import Dataset
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x53515454  # "SQTT": marks the file as ours, so a foreign SQLite file is never written to
+BUSY_TIMEOUT_MS = 15_000
+
+EXAMPLE_COLUMNS: dict[str, type] = {
+    "idx": int,
+    "example_id": str,
+    "db_id": str,
+    "question": str,
+    "gold_sql": str,
+    "evidence": str,
+    "difficulty": str,
+    "reasoning": str,
+    "reasoning_inferred": int,
+    "external_knowledge": int,
+    "commonsense": str,
+    "db_missing": int,
+    "gold_done": int,
+    "structural": str,
+    "operators": str,
+    "hardness": str,
+    "n_operators": int,
+    "n_tables": int,
+    "n_columns": int,
+    "n_values": int,
+    "nesting_depth": int,
+    "sql_length": int,
+    "gold_error": str,
+    "gold_error_kind": str,
+    "gold_elapsed": float,
+    "gold_rows": int,
+    "q_words": int,
+    "q_tree_depth": int,
+    "q_lexical_density": float,
+    "q_rarity": float,
+    "q_flesch": float,
+    "q_schema_linkage": float,
+}
+
+RESULT_COLUMNS: dict[str, type] = {
+    "model": str,
+    "idx": int,
+    "pred_sql": str,
+    "va": int,
+    "ex": int,
+    "ex_spider": int,
+    "ex_bird": int,
+    "ex_archer": int,
+    "em": int,
+    "em_spider": int,
+    "sm": float,
+    "om": float,
+    "vm": float,
+    "pm": float,
+    "pred_structural": str,
+    "pred_operators": str,
+    "parse_ok": int,
+    "error": str,
+    "error_kind": str,
+    "pred_elapsed": float,
+    "truncated": int,
+}
+
+_SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}
+
+
+def _columns_sql(columns: Mapping[str, type]) -> str:
+    return ", ".join(f"[{name}] {_SQL_TYPES[t]}" for name, t in columns.items())
+
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS examples ({_columns_sql(EXAMPLE_COLUMNS)}, PRIMARY KEY (idx));
+CREATE TABLE IF NOT EXISTS models (
+    name TEXT PRIMARY KEY, path TEXT, format TEXT, sha256 TEXT, result_key TEXT, position INTEGER, added REAL
+);
+CREATE TABLE IF NOT EXISTS results ({_columns_sql(RESULT_COLUMNS)}, PRIMARY KEY (model, idx));
+CREATE TABLE IF NOT EXISTS tags (
+    idx INTEGER, model TEXT, tag TEXT, created REAL, PRIMARY KEY (idx, model, tag)
+);
+CREATE TABLE IF NOT EXISTS notes (idx INTEGER, model TEXT, note TEXT, updated REAL, PRIMARY KEY (idx, model));
+CREATE TABLE IF NOT EXISTS tag_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT, idx INTEGER, model TEXT, tag TEXT, created REAL
+);
+CREATE INDEX IF NOT EXISTS results_idx ON results (idx);
+CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);
+"""
+
+
+def dataset_fingerprint(dataset: Dataset) -> str:
+    """Changes whenever anything that scoring reads from the dataset changes."""
+    h = hashlib.sha256()
+    for e in dataset.examples:
+        record = [e.index, e.example_id, e.db_id, e.question, e.gold_sql, e.evidence, e.reasoning]
+        h.update(json.dumps(record, ensure_ascii=False).encode())
+    return h.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class Workspace:
+    """One workspace file. Open with `Workspace.open(path)`; safe to share between an eval and the app."""
+
+    def __init__(self, path: Path, db: Database) -> None:
+        self.path = path
+        self.db = db
+
+    # --- opening ---------------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path | str, *, create: bool = True) -> Workspace:
+        path = Path(path)
+        exists = path.exists() and path.stat().st_size > 0
+        if not exists and not create:
+            raise WorkspaceError("workspace does not exist", path=path, hint="run `sqltriage eval` first")
+        if exists:
+            _refuse_foreign(path)
+        try:
+            conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+            db = Database(conn)
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if not exists:
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            ws = cls(path, db)
+            ws._migrate(new=not exists)
+        except sqlite3.OperationalError as exc:
+            raise _locked_or(exc, path) from None
+        except sqlite3.DatabaseError as exc:
+            raise WorkspaceError(
+                f"cannot be opened as a workspace ({exc})",
+                path=path,
+                hint="give another --workspace path; this file was left untouched",
+            ) from None
+        return ws
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _migrate(self, *, new: bool) -> None:
+        self.db.conn.executescript("BEGIN;" + SCHEMA + "COMMIT;")
+        with self.write():
+            version = self.get_meta("schema_version")
+            if version is None:
+                self.db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+            elif int(version) > SCHEMA_VERSION:
+                raise WorkspaceError(
+                    f"was written by a newer sqltriage (workspace schema {version}, this version reads "
+                    f"{SCHEMA_VERSION})",
+                    path=self.path,
+                    hint="upgrade sqltriage, or use another --workspace",
+                )
+
+    @contextmanager
+    def write(self) -> Iterator[Database]:
+        """One transaction; an error rolls it back whole. A lock held elsewhere is waited for, then reported."""
+        try:
+            with self.db.atomic():
+                yield self.db
+        except sqlite3.OperationalError as exc:
+            raise _locked_or(exc, self.path) from None
+
+    # --- meta ------------------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.write():
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [key, value])
+
+    # --- examples --------------------------------------------------------------------------------------
+
+    def sync_examples(self, dataset: Dataset, rows: Sequence[Mapping[str, Any]]) -> bool:
+        """Store the dataset's examples when its fingerprint changed; True when they were (re)written."""
+        fingerprint = dataset_fingerprint(dataset)
+        if self.get_meta("dataset_fingerprint") == fingerprint and self.count("examples") == len(rows):
+            return False
+        with self.write():
+            self.db.execute("DELETE FROM examples")
+            self.db["examples"].insert_all(rows, batch_size=500)
+            self.db.execute("DELETE FROM results")  # results of another dataset version mean nothing here
+            self.db.execute("UPDATE models SET result_key = NULL")
+            for key, value in (
+                ("dataset_fingerprint", fingerprint),
+                ("dataset_name", dataset.name),
+                ("dataset_path", str(dataset.path)),
+                ("dataset_format", dataset.format),
+            ):
+                self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [key, value])
+        return True
+
+    def update_examples(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        with self.write():
+            for row in rows:
+                cols = [c for c in row if c != "idx"]
+                sets = ", ".join(f"[{c}] = ?" for c in cols)
+                self.db.execute(
+                    f"UPDATE examples SET {sets} WHERE idx = ?", [*(row[c] for c in cols), row["idx"]]
+                )
+
+    def pending_gold(self) -> set[int]:
+        return {r[0] for r in self.db.execute("SELECT idx FROM examples WHERE gold_done IS NOT 1")}
+
+    def examples_without_features(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT idx FROM examples WHERE q_words IS NULL ORDER BY idx")]
+
+    # --- models and results ----------------------------------------------------------------------------
+
+    def register_model(
+        self, name: str, path: str, fmt: str, sha256: str, result_key: str, position: int
+    ) -> bool:
+        """Record a model; when its result key changed, drop its results. True when they were dropped."""
+        row = self.db.execute("SELECT result_key FROM models WHERE name = ?", [name]).fetchone()
+        stale = row is not None and row[0] != result_key
+        with self.write():
+            if stale or row is None:
+                self.db.execute("DELETE FROM results WHERE model = ?", [name])
+            self.db.execute(
+                "INSERT OR REPLACE INTO models (name, path, format, sha256, result_key, position, added) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [name, path, fmt, sha256, result_key, position, time.time()],
+            )
+        return stale
+
+    def models(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT name FROM models ORDER BY position, name")]
+
+    def done_pairs(self) -> set[tuple[str, int]]:
+        return {(m, i) for m, i in self.db.execute("SELECT model, idx FROM results")}
+
+    def write_chunk(
+        self, example_rows: Sequence[Mapping[str, Any]], result_rows: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """A finished chunk in one transaction: an interrupted run keeps every chunk it wrote."""
+        with self.write():
+            for row in example_rows:
+                cols = [c for c in row if c != "idx"]
+                sets = ", ".join(f"[{c}] = ?" for c in cols)
+                self.db.execute(
+                    f"UPDATE examples SET {sets} WHERE idx = ?", [*(row[c] for c in cols), row["idx"]]
+                )
+            if result_rows:
+                self.db["results"].upsert_all(result_rows, pk=("model", "idx"), batch_size=500)
+
+    def count(self, table: str) -> int:
+        return self.db.execute(f"SELECT count(*) FROM [{table}]").fetchone()[0]
+
+    # --- tags and notes --------------------------------------------------------------------------------
+
+    def add_tags(self, pairs: Iterable[tuple[int, str]], tag: str) -> int:
+        tag = tag.strip()
+        if not tag:
+            raise WorkspaceError("a tag cannot be empty")
+        now = time.time()
+        added = 0
+        with self.write():
+            for idx, model in pairs:
+                cur = self.db.execute(
+                    "INSERT OR IGNORE INTO tags (idx, model, tag, created) VALUES (?, ?, ?, ?)",
+                    [idx, model, tag, now],
+                )
+                if cur.rowcount:
+                    added += 1
+                    self.db.execute(
+                        "INSERT INTO tag_log (action, idx, model, tag, created) VALUES ('add', ?, ?, ?, ?)",
+                        [idx, model, tag, now],
+                    )
+        return added
+
+    def remove_tags(self, pairs: Iterable[tuple[int, str]], tag: str) -> int:
+        now = time.time()
+        removed = 0
+        with self.write():
+            for idx, model in pairs:
+                cur = self.db.execute(
+                    "DELETE FROM tags WHERE idx = ? AND model = ? AND tag = ?", [idx, model, tag]
+                )
+                if cur.rowcount:
+                    removed += 1
+                    self.db.execute(
+                        "INSERT INTO tag_log (action, idx, model, tag, created) VALUES ('remove', ?, ?, ?, ?)",
+                        [idx, model, tag, now],
+                    )
+        return removed
+
+    def tags_of(self, idx: int, model: str) -> list[str]:
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT tag FROM tags WHERE idx = ? AND model = ? ORDER BY tag", [idx, model]
+            )
+        ]
+
+    def set_note(self, idx: int, model: str, note: str) -> None:
+        with self.write():
+            if note.strip():
+                self.db.execute(
+                    "INSERT OR REPLACE INTO notes (idx, model, note, updated) VALUES (?, ?, ?, ?)",
+                    [idx, model, note, time.time()],
+                )
+            else:
+                self.db.execute("DELETE FROM notes WHERE idx = ? AND model = ?", [idx, model])
+
+    def note_of(self, idx: int, model: str) -> str:
+        row = self.db.execute("SELECT note FROM notes WHERE idx = ? AND model = ?", [idx, model]).fetchone()
+        return row[0] if row else ""
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Never write into a file that is not one of our workspaces."""
+    try:
+        head = path.read_bytes()[:100]
+    except OSError as exc:
+        raise WorkspaceError(f"cannot be read ({exc.strerror})", path=path) from None
+    if not head.startswith(b"SQLite format 3\x00"):
+        raise WorkspaceError(
+            "is not a workspace (not a SQLite file)",
+            path=path,
+            hint="give another --workspace path; this file was left untouched",
+        )
+    app_id = int.from_bytes(head[68:72], "big")
+    if app_id != APPLICATION_ID:
+        raise WorkspaceError(
+            "is a SQLite file but not a sqltriage workspace",
+            path=path,
+            hint="give another --workspace path; this file was left untouched",
+        )
+
+
+def _locked_or(exc: sqlite3.OperationalError, path: Path) -> WorkspaceError:
+    if "locked" in str(exc) or "busy" in str(exc):
+        return WorkspaceError(
+            f"is busy: another sqltriage process is writing to it and did not finish within "
+            f"{BUSY_TIMEOUT_MS // 1000} s",
+            path=path,
+            hint="wait for the other process (an eval or the app) to finish, then try again",
+        )
+    return WorkspaceError(f"cannot be used ({exc})", path=path)

@@ -1,0 +1,84 @@
+"""`sqltriage eval`: evaluate models into a workspace and print the metrics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from sqltriage.core.errors import UsageError
+from sqltriage.tui.inputs import default_workspace, load_inputs
+
+
+def options_from(args: argparse.Namespace) -> Any:
+    from sqltriage.core.evaluate import EvalOptions
+
+    kwargs: dict[str, Any] = {}
+    if getattr(args, "timeout", None) is not None:
+        if args.timeout <= 0:
+            raise UsageError("--timeout must be a positive number of seconds")
+        kwargs["timeout"] = args.timeout
+    if getattr(args, "jobs", None) is not None:
+        if args.jobs < 1:
+            raise UsageError("--jobs must be at least 1")
+        kwargs["jobs"] = args.jobs
+    return EvalOptions(**kwargs)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from sqltriage.core.evaluate import evaluate
+    from sqltriage.core.report import full_report, load_frame
+    from sqltriage.core.workspace import Workspace
+
+    inputs = load_inputs(args)
+    if not inputs.predictions:
+        raise UsageError("eval needs at least one --pred NAME=FILE")
+    options = options_from(args)
+    path = Path(args.workspace) if args.workspace else default_workspace(inputs.dataset)
+    err = Console(stderr=True)
+    err.print(f"workspace: {path}")
+    with Workspace.open(path) as ws:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+        ) as bar:
+            tasks: dict[str, Any] = {}
+
+            def progress(stage: str, done: int, total: int) -> None:
+                if stage not in tasks:
+                    tasks[stage] = bar.add_task(stage, total=total)
+                bar.update(tasks[stage], completed=done, total=total)
+
+            summary = evaluate(inputs.dataset, inputs.predictions, ws, options, progress=progress)
+        names = [p.name for p in inputs.predictions]
+        report = full_report(load_frame(ws, names))
+    err.print(
+        f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
+        f"in {summary.elapsed:.1f} s; question features: {summary.features}"
+    )
+    report["workspace"] = str(path)
+    report["ex_mode"] = "spider"
+    report["run"] = {
+        "computed": summary.computed,
+        "reused": summary.reused,
+        "stale_models": summary.stale_models,
+        "features": summary.features,
+        "elapsed": round(summary.elapsed, 3),
+    }
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from sqltriage.tui.render_report import print_report
+
+        print_report(report, Console())
+    return 0

@@ -1,0 +1,71 @@
+"""Rich tables for the evaluation report: models side by side, then breakdowns and error sources."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from sqltriage.core.report import FACETS
+
+MAIN_COLUMNS = (
+    ("VA", "va"),
+    ("EX", "ex"),
+    ("EX bird", "ex_bird"),
+    ("EX archer", "ex_archer"),
+    ("EM", "em"),
+    ("EM (Spider)", "em_spider"),
+    ("PM", "pm"),
+    ("SM", "sm"),
+    ("OM", "om"),
+    ("VM", "vm"),
+)
+
+
+def fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def print_report(report: dict[str, Any], console: Console) -> None:
+    models = report["models"]
+    t = Table(title="Metrics per model (EX in spider mode unless named)", title_justify="left")
+    t.add_column("model", style="bold")
+    t.add_column("n", justify="right")
+    t.add_column("n exec", justify="right")
+    for label, _ in MAIN_COLUMNS:
+        t.add_column(label, justify="right")
+    for m in models:
+        t.add_row(m["model"], str(m["n"]), str(m["n_exec"]), *(fmt(m[key]) for _, key in MAIN_COLUMNS))
+    console.print(t)
+    console.print(
+        "[dim]Execution metrics are averaged over the rows whose database exists (n exec); "
+        "match metrics over all rows.[/]"
+    )
+    for facet in FACETS:
+        rows = report["breakdowns"][facet]
+        if not rows:
+            continue
+        names = [m["model"] for m in models]
+        bt = Table(title=f"EX / EM / PM by {facet}", title_justify="left")
+        bt.add_column(facet)
+        bt.add_column("n", justify="right")
+        for name in names:
+            bt.add_column(f"{name}\nEX  EM  PM", justify="right")
+        by_value: dict[str, dict[str, dict[str, Any]]] = {}
+        for r in rows:
+            by_value.setdefault(r["value"], {})[r["model"]] = r
+        for value, per_model in by_value.items():
+            n = next(iter(per_model.values()))["n"]
+            cells = []
+            for name in names:
+                r = per_model.get(name)
+                cells.append("" if r is None else f"{fmt(r['ex'])} {fmt(r['em'])} {fmt(r['pm'])}")
+            bt.add_row(value, str(n), *cells)
+        console.print(bt)
+    et = Table(title="Share of errors with a mismatch of each kind", title_justify="left")
+    for col in ("model", "errors", "structural", "operator", "variable"):
+        et.add_column(col, justify="right" if col != "model" else "left")
+    for r in report["error_sources"]:
+        et.add_row(r["model"], str(r["errors"]), fmt(r["structural"]), fmt(r["operator"]), fmt(r["variable"]))
+    console.print(et)
