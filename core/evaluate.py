@@ -23,7 +23,6 @@ from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
 METRICS_VERSION = "1"  # bump whenever a metric's definition changes: stored results are then recomputed
-IN_PROCESS_BELOW = 400  # (example, model) pairs under which a process pool costs more than it saves
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -36,6 +35,7 @@ class EvalOptions:
     chunk_size: int = 24  # examples per task
     features: bool = True  # compute question features (spaCy)
     pipeline: str | None = None  # spaCy pipeline name; None = the default
+    pool_min_pairs: int = 400  # below this many pairs a process pool costs more than it saves
 
     def result_key(self) -> str:
         return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}"
@@ -277,7 +277,7 @@ def evaluate(
 
     preds = {p.name: tuple(x.sql for x in p.predictions) for p in predictions}
     jobs = max(1, options.jobs or os.cpu_count() or 1)
-    in_process = jobs == 1 or total_pairs + len(pending_gold) < IN_PROCESS_BELOW
+    in_process = jobs == 1 or total_pairs + len(pending_gold) < options.pool_min_pairs
     chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
     report = progress or (lambda stage, d, t: None)
     report("evaluate", 0, total_pairs)
