@@ -23,10 +23,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _render(summary: dict, preds: list[dict]) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    from sqltriage.tui.console import make_console
+
+    console = make_console()
     t = Table(
         title=f"Dataset {summary['name']} ({summary['format']})", show_header=False, title_justify="left"
     )

@@ -28,19 +28,19 @@ def options_from(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from sqltriage.core.evaluate import evaluate
     from sqltriage.core.report import full_report, load_frame
     from sqltriage.core.workspace import Workspace
+    from sqltriage.tui.console import make_console
 
     inputs = load_inputs(args)
     if not inputs.predictions:
         raise UsageError("eval needs at least one --pred NAME=FILE")
     options = options_from(args)
     path = Path(args.workspace) if args.workspace else default_workspace(inputs.dataset)
-    err = Console(stderr=True)
+    err = make_console(stderr=True)
     err.print(f"workspace: {path}")
     with Workspace.open(path) as ws:
         with Progress(
@@ -80,5 +80,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         from sqltriage.tui.render_report import print_report
 
-        print_report(report, Console())
+        print_report(report, make_console())
     return 0

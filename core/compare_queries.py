@@ -1,0 +1,76 @@
+"""Everything `sqltriage diff` reports about two queries, as one JSON-ready document."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from sqltriage.core.datasets.schema import schema_from_sqlite
+from sqltriage.core.execution import DEFAULT_TIMEOUT, ExecResult, execute
+from sqltriage.core.model import Schema
+
+SHOWN_ROWS = 20
+
+
+def _result_doc(result: ExecResult) -> dict[str, Any]:
+    return {
+        "columns": list(result.columns),
+        "rows": [list(r) for r in result.rows[:SHOWN_ROWS]],
+        "row_count": len(result.rows),
+        "truncated": result.truncated,
+        "elapsed": round(result.elapsed, 6),
+        "error": result.error,
+        "error_kind": result.error_kind,
+    }
+
+
+def compare_queries(
+    gold_sql: str, pred_sql: str, *, db: Path | None = None, timeout: float = DEFAULT_TIMEOUT
+) -> dict[str, Any]:
+    """Categories of both, EM both ways, partial match with its breakdown, the clause diff, and results."""
+    from sqltriage.core.exec_compare import execution_outcomes
+    from sqltriage.core.sql.categories import categorize
+    from sqltriage.core.sql.diff import sql_diff
+    from sqltriage.core.sql.exact_match import exact_match
+    from sqltriage.core.sql.parse import parse_sql
+    from sqltriage.core.sql.partial_match import partial_match
+    from sqltriage.core.sql.schema_guess import guess_schema
+
+    schema: Schema = schema_from_sqlite(db) if db is not None else guess_schema([gold_sql, pred_sql])
+    gold, pred = parse_sql(gold_sql, schema), parse_sql(pred_sql, schema)
+    em = exact_match(gold_sql, pred_sql, schema)
+    pm = partial_match(gold, pred, schema)
+    diff = sql_diff(gold, pred, schema)
+    doc: dict[str, Any] = {
+        "gold_sql": gold_sql,
+        "pred_sql": pred_sql,
+        "schema": "database" if db is not None else "inferred from the queries",
+        "em": em.em,
+        "em_spider": em.em_spider,
+        "em_error": em.error,
+        "sm": pm.sm,
+        "om": pm.om,
+        "vm": pm.vm,
+        "pm": pm.pm,
+        "pm_error": pm.error,
+        "gold": asdict(categorize(gold, schema)),
+        "pred": asdict(categorize(pred, schema)),
+        "breakdown": [asdict(s) for s in pm.subqueries],
+        "diff": {
+            "gold_pretty": diff.gold_pretty,
+            "pred_pretty": diff.pred_pretty,
+            "identical": diff.identical,
+            "clauses": [asdict(c) for c in diff.clauses],
+        },
+    }
+    if db is not None:
+        g = execute(db, gold_sql, timeout=timeout)
+        p = execute(db, pred_sql, timeout=timeout)
+        doc["execution"] = {
+            "db": str(db),
+            "gold": _result_doc(g),
+            "pred": _result_doc(p),
+            **execution_outcomes(g, p, gold_sql),
+        }
+    return doc

@@ -1,0 +1,54 @@
+"""`sqltriage diff` from the shell: DESIGN's key names in --json, and results with --db."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sqltriage.samples import SAMPLE_DIR
+from sqltriage.tui.cli import main
+
+LIBRARY = SAMPLE_DIR / "database" / "library" / "library.sqlite"
+
+
+def diff_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    assert main(["diff", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_identical_queries_match_everywhere(capsys: pytest.CaptureFixture[str]) -> None:
+    sql = "SELECT title FROM books WHERE year > 1990 ORDER BY title"
+    doc = diff_json(capsys, sql, sql)
+    for key in ("em", "em_spider"):
+        assert doc[key] == 1
+    for key in ("sm", "om", "vm", "pm"):
+        assert doc[key] == 1.0
+    assert doc["diff"]["identical"]
+    assert doc["gold"]["structural"] == "S F W O"
+
+
+def test_join_on_different_keys_only_em_notices(capsys: pytest.CaptureFixture[str]) -> None:
+    gold = "SELECT T1.name FROM a AS T1 JOIN b AS T2 ON T1.id = T2.a_id"
+    pred = "SELECT T1.name FROM a AS T1 JOIN b AS T2 ON T1.id = T2.other_id"
+    doc = diff_json(capsys, gold, pred)
+    assert (doc["em"], doc["em_spider"]) == (0, 1)
+
+
+def test_with_db_runs_both_and_gives_every_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    gold = "SELECT count(*) FROM books"
+    doc = diff_json(capsys, gold, "SELECT count(*) FROM books WHERE 0", "--db", str(LIBRARY))
+    ex = doc["execution"]
+    assert ex["gold"]["rows"][0][0] > 0 and ex["pred"]["rows"] == [[0]]
+    assert (ex["va"], ex["ex"], ex["ex_spider"], ex["ex_bird"], ex["ex_archer"]) == (1, 0, 0, 0, 0)
+    doc = diff_json(capsys, gold, "SELECT COUNT(book_id) FROM books", "--db", str(LIBRARY))
+    assert doc["execution"]["ex_spider"] == 1 and doc["em"] == 0
+
+
+def test_text_output_and_bad_db(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["diff", "SELECT 1", "SELEC 1"]) == 0
+    out = capsys.readouterr().out
+    assert "Partial-match breakdown" in out or "prediction:" in out
+    assert main(["diff", "SELECT 1", "SELECT 1", "--db", str(tmp_path / "none.sqlite")]) == 2
+    assert "database file does not exist" in capsys.readouterr().err

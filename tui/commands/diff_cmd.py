@@ -1,0 +1,143 @@
+"""`sqltriage diff GOLD PRED [--db FILE]`: compare two queries from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from sqltriage.core.errors import UsageError
+
+
+def run(args: argparse.Namespace) -> int:
+    from sqltriage.core.compare_queries import compare_queries
+    from sqltriage.core.execution import DEFAULT_TIMEOUT
+
+    db = Path(args.db) if args.db else None
+    if db is not None and not db.is_file():
+        raise UsageError("database file does not exist", path=db, hint="give --db the path of a .sqlite file")
+    doc = compare_queries(args.gold, args.pred, db=db, timeout=args.timeout or DEFAULT_TIMEOUT)
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+    else:
+        render(doc)
+    return 0
+
+
+def _score(v: float | None) -> str:
+    return "—" if v is None else f"{v:.3f}"
+
+
+def _outcome(v: int | None) -> str:
+    return {1: "[green]pass[/]", 0: "[red]fail[/]"}.get(v, "[dim]n/a[/]") if v is not None else "[dim]n/a[/]"
+
+
+def render(doc: dict[str, Any]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from sqltriage.tui.console import make_console
+
+    console = make_console()
+    diff = Table(
+        title="SQL (gold | prediction), differing tokens marked", title_justify="left", show_lines=True
+    )
+    diff.add_column("clause", style="bold")
+    diff.add_column("gold")
+    diff.add_column("prediction")
+    styles = {"equal": "", "gold_only": "bold red", "pred_only": "bold green"}
+    for clause in doc["diff"]["clauses"]:
+        cells = []
+        for side in ("gold", "pred"):
+            text = Text()
+            for tok in clause[side]:
+                if tok["space"] and text:
+                    text.append(" ")
+                text.append(tok["text"], style=styles[tok["kind"]])
+            cells.append(text)
+        diff.add_row(clause["clause"], *cells)
+    console.print(diff)
+
+    cats = Table(title="Categories", title_justify="left")
+    cats.add_column("")
+    cats.add_column("gold")
+    cats.add_column("prediction")
+    for key in (
+        "structural",
+        "operators",
+        "hardness",
+        "n_tables",
+        "n_columns",
+        "n_values",
+        "nesting_depth",
+        "error",
+    ):
+        g, p = doc["gold"][key], doc["pred"][key]
+        if key == "error" and not g and not p:
+            continue
+        cats.add_row(key, str(g if g not in (None, "") else "—"), str(p if p not in (None, "") else "—"))
+    console.print(cats)
+
+    scores = Table(title=f"Match (schema {doc['schema']})", title_justify="left")
+    for name in ("EM", "EM (Spider)", "SM", "OM", "VM", "PM"):
+        scores.add_column(name, justify="right")
+    scores.add_row(
+        _outcome(doc["em"]),
+        _outcome(doc["em_spider"]),
+        _score(doc["sm"]),
+        _score(doc["om"]),
+        _score(doc["vm"]),
+        _score(doc["pm"]),
+    )
+    console.print(scores)
+    if doc.get("pm_error"):
+        console.print(f"[yellow]{doc['pm_error']}[/]")
+
+    bd = Table(title="Partial-match breakdown: what only one side has", title_justify="left", show_lines=True)
+    bd.add_column("subquery")
+    bd.add_column("component")
+    bd.add_column("score", justify="right")
+    bd.add_column("gold only", style="red")
+    bd.add_column("prediction only", style="green")
+    for sub in doc["breakdown"]:
+        label = f"level {sub['level']} #{sub['position']}"
+        for comp in ("structural", "operator", "variable"):
+            c = sub[comp]
+            if c["gold_only"] or c["pred_only"]:
+                bd.add_row(
+                    label, comp, _score(c["score"]), ", ".join(c["gold_only"]), ", ".join(c["pred_only"])
+                )
+    if bd.row_count:
+        console.print(bd)
+    else:
+        console.print("[green]No component differs.[/]")
+
+    if "execution" in doc:
+        ex = doc["execution"]
+        for side, title in (("gold", "Gold result"), ("pred", "Predicted result")):
+            r = ex[side]
+            if r["error"]:
+                console.print(f"[bold]{title}[/]: [red]{r['error_kind']}: {r['error']}[/]")
+                continue
+            console.print(
+                f"[bold]{title}[/]: {r['row_count']} rows{' (truncated)' if r['truncated'] else ''}, "
+                f"{r['elapsed'] * 1000:.1f} ms"
+            )
+            t = Table()
+            for col in r["columns"]:
+                t.add_column(str(col))
+            for row in r["rows"]:
+                t.add_row(*(str(v) for v in row))
+            if r["row_count"] > len(r["rows"]):
+                t.caption = f"first {len(r['rows'])} of {r['row_count']} rows"
+            console.print(t)
+        verdicts = Table(title="Execution verdicts", title_justify="left")
+        for name in ("VA", "EX (spider)", "EX (bird)", "EX (archer)"):
+            verdicts.add_column(name)
+        verdicts.add_row(
+            _outcome(ex["va"]), _outcome(ex["ex_spider"]), _outcome(ex["ex_bird"]), _outcome(ex["ex_archer"])
+        )
+        console.print(verdicts)
