@@ -103,12 +103,41 @@ def _init_worker(dataset: Dataset, predictions: dict[str, tuple[str, ...]], opti
     _STATE.update(dataset=dataset, predictions=predictions, options=options, gold_cache=GoldResultCache())
 
 
-def _gold_row(example: Example, gold_parsed: Any, gold_result: Any, schema: Any) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class GoldContext:
+    """What every model's row needs from one example's gold query, computed once."""
+
+    example: Example
+    schema: Any
+    db_path: Path | None
+    parsed: Any  # ParsedQuery
+    subs: tuple  # categories.subqueries() of the gold
+    result: Any  # ExecResult, or None when the database is missing
+
+
+def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
+    from sqltriage.core.execution import execute
+    from sqltriage.core.sql.categories import subqueries
+    from sqltriage.core.sql.parse import parse_sql
+
+    schema = dataset.schemas.get(example.db_id)
+    db_path = dataset.db_path(example.db_id)
+    parsed = parse_sql(example.gold_sql, schema)
+    subs = subqueries(parsed, schema) if parsed.ok else ()
+    result = None
+    if db_path is not None:
+        run = cache.get if cache is not None else (lambda p, q, t, r: execute(p, q, timeout=t, max_rows=r))
+        result = run(db_path, example.gold_sql, options.timeout, options.max_rows)
+    return GoldContext(example, schema, db_path, parsed, subs, result)
+
+
+def _gold_row(gold: GoldContext) -> dict[str, Any]:
     from sqltriage.core.sql.categories import categorize
 
-    cats = categorize(gold_parsed, schema)
+    cats = categorize(gold.parsed, gold.schema, subs=gold.subs)
+    result = gold.result
     return {
-        "idx": example.index,
+        "idx": gold.example.index,
         "gold_done": 1,
         "structural": cats.structural,
         "operators": cats.operators,
@@ -119,33 +148,27 @@ def _gold_row(example: Example, gold_parsed: Any, gold_result: Any, schema: Any)
         "n_values": cats.n_values,
         "nesting_depth": cats.nesting_depth,
         "sql_length": cats.length,
-        "gold_error": gold_result.error if gold_result is not None else cats.error,
-        "gold_error_kind": gold_result.error_kind if gold_result is not None else None,
-        "gold_elapsed": gold_result.elapsed if gold_result is not None else None,
-        "gold_rows": len(gold_result.rows) if gold_result is not None and gold_result.ok else None,
+        "gold_error": result.error if result is not None else cats.error,
+        "gold_error_kind": result.error_kind if result is not None else None,
+        "gold_elapsed": result.elapsed if result is not None else None,
+        "gold_rows": len(result.rows) if result is not None and result.ok else None,
     }
 
 
-def evaluate_pair(
-    example: Example,
-    pred_sql: str,
-    *,
-    schema: Any,
-    db_path: Path | None,
-    gold_result: Any,
-    options: EvalOptions,
-) -> dict[str, Any]:
+def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dict[str, Any]:
     """Every metric for one (example, prediction); never raises for a bad prediction."""
     from sqltriage.core.exec_compare import execution_outcomes
     from sqltriage.core.execution import execute
-    from sqltriage.core.sql.categories import categorize
+    from sqltriage.core.sql.categories import categorize, subqueries
     from sqltriage.core.sql.exact_match import exact_match
     from sqltriage.core.sql.parse import parse_sql
     from sqltriage.core.sql.partial_match import partial_match
 
+    example, schema = gold.example, gold.schema
     row: dict[str, Any] = {"idx": example.index, "pred_sql": pred_sql}
     pred_parsed = parse_sql(pred_sql, schema)
-    cats = categorize(pred_parsed, schema)
+    pred_subs = subqueries(pred_parsed, schema) if pred_parsed.ok else ()
+    cats = categorize(pred_parsed, schema, subs=pred_subs)
     row["parse_ok"] = int(pred_parsed.ok)
     row["pred_structural"] = cats.structural
     row["pred_operators"] = cats.operators
@@ -154,14 +177,14 @@ def evaluate_pair(
         row["em"], row["em_spider"] = em.em, em.em_spider
     else:
         row["em"] = row["em_spider"] = None
-    pm = partial_match(example.gold_sql, pred_sql, schema)
+    pm = partial_match(gold.parsed, pred_parsed, schema, gold_subs=gold.subs, pred_subs=pred_subs)
     row.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm)
     error, kind = None, None
     if not pred_sql.strip():
         error, kind = "empty prediction", "empty"
-    if db_path is not None and gold_result is not None:
-        pred_result = execute(db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
-        row.update(execution_outcomes(gold_result, pred_result, example.gold_sql))
+    if gold.db_path is not None and gold.result is not None:
+        pred_result = execute(gold.db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
+        row.update(execution_outcomes(gold.result, pred_result, example.gold_sql))
         row["pred_elapsed"] = pred_result.elapsed
         row["truncated"] = int(pred_result.truncated)
         if pred_result.error and error is None:
@@ -176,33 +199,16 @@ def evaluate_pair(
 
 def _run_chunk(tasks: Sequence[tuple[int, bool, tuple[str, ...]]]) -> tuple[list[dict], list[dict]]:
     """Evaluate a chunk: for each example, its gold once, then every pending model's prediction."""
-    from sqltriage.core.sql.parse import parse_sql
-
     dataset: Dataset = _STATE["dataset"]
     options: EvalOptions = _STATE["options"]
     preds: dict[str, tuple[str, ...]] = _STATE["predictions"]
-    cache = _STATE["gold_cache"]
     example_rows, result_rows = [], []
     for idx, need_gold, models in tasks:
-        example = dataset.examples[idx]
-        schema = dataset.schemas.get(example.db_id)
-        db_path = dataset.db_path(example.db_id)
-        gold_result = (
-            cache.get(db_path, example.gold_sql, options.timeout, options.max_rows)
-            if db_path is not None
-            else None
-        )
+        gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"])
         if need_gold:
-            example_rows.append(_gold_row(example, parse_sql(example.gold_sql, schema), gold_result, schema))
+            example_rows.append(_gold_row(gold))
         for model in models:
-            row = evaluate_pair(
-                example,
-                preds[model][idx],
-                schema=schema,
-                db_path=db_path,
-                gold_result=gold_result,
-                options=options,
-            )
+            row = evaluate_pair(gold, preds[model][idx], options)
             row["model"] = model
             result_rows.append(row)
     return example_rows, result_rows

@@ -57,21 +57,26 @@ def partial_match(
     schema: Schema | None = None,
     *,
     values: bool = True,
+    gold_subs: Sequence[Subquery] | None = None,
+    pred_subs: Sequence[Subquery] | None = None,
 ) -> MatchBreakdown:
     """Compare a prediction with its gold query; never raises.
 
     A prediction that does not parse (or is not a query) scores 0.0 with `error` set; a gold query that
     does not parse gives None scores. `values=False` leaves literals out of the variable match, for
-    models that predict no values (the paper's treatment of such models).
+    models that predict no values (the paper's treatment of such models). `gold_subs` / `pred_subs`,
+    when the caller already has `subqueries()` of a side, save walking its tree again.
     """
     gold = ensure_parsed(gold_sql, schema)
     if not gold.ok:
         return MatchBreakdown(None, None, None, None, (), f"gold query: {gold.error}")
-    gold_subs = subqueries(gold, schema)
+    if gold_subs is None:
+        gold_subs = subqueries(gold, schema)
     if not gold_subs or not gold_subs[0].structural:
         return MatchBreakdown(None, None, None, None, (), "gold query: not a query")
     pred = ensure_parsed(pred_sql, schema)
-    pred_subs = subqueries(pred, schema) if pred.ok else ()
+    if pred_subs is None or not pred.ok:
+        pred_subs = subqueries(pred, schema) if pred.ok else ()
     if not pred.ok or not pred_subs or not pred_subs[0].structural:
         reason = pred.error if not pred.ok else "not a query"
         pairs = compare_subqueries(gold_subs, (), values=values).subqueries
