@@ -173,7 +173,7 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
     row["pred_structural"] = cats.structural
     row["pred_operators"] = cats.operators
     if schema is not None:
-        em = exact_match(example.gold_sql, pred_sql, schema)
+        em = exact_match(gold.parsed, pred_parsed, schema)
         row["em"], row["em_spider"] = em.em, em.em_spider
     else:
         row["em"] = row["em_spider"] = None
