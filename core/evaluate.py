@@ -261,7 +261,7 @@ def evaluate(
     options = options or EvalOptions()
     started = time.perf_counter()
     summary = EvalSummary(workspace.path, [p.name for p in predictions])
-    workspace.sync_examples(dataset, base_example_rows(dataset))
+    workspace.sync_examples(dataset, base_example_rows)
     key = run_key(dataset, options)
     for position, p in enumerate(predictions):
         if workspace.register_model(p.name, str(p.path), p.format, p.sha256, f"{p.sha256}:{key}", position):

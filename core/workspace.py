@@ -10,7 +10,7 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -177,7 +177,9 @@ class Workspace:
         with self.write():
             version = self.get_meta("schema_version")
             if version is None:
-                self.db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+                self.db.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+                )
             elif int(version) > SCHEMA_VERSION:
                 raise WorkspaceError(
                     f"was written by a newer sqltriage (workspace schema {version}, this version reads "
@@ -207,11 +209,16 @@ class Workspace:
 
     # --- examples --------------------------------------------------------------------------------------
 
-    def sync_examples(self, dataset: Dataset, rows: Sequence[Mapping[str, Any]]) -> bool:
+    def sync_examples(
+        self, dataset: Dataset, make_rows: Callable[[Dataset], Sequence[Mapping[str, Any]]]
+    ) -> bool:
         """Store the dataset's examples when its fingerprint changed; True when they were (re)written."""
         fingerprint = dataset_fingerprint(dataset)
-        if self.get_meta("dataset_fingerprint") == fingerprint and self.count("examples") == len(rows):
+        if self.get_meta("dataset_fingerprint") == fingerprint and self.count("examples") == len(
+            dataset.examples
+        ):
             return False
+        rows = make_rows(dataset)
         with self.write():
             self.db.execute("DELETE FROM examples")
             self.db["examples"].insert_all(rows, batch_size=500)
