@@ -1,0 +1,202 @@
+"""Facets over the evaluation frame: outcome definitions, filter expressions and live counts (pure polars).
+
+A filter is a set of chosen values per facet plus a free-text search. Values of one facet combine with
+OR, facets combine with AND. The count shown next to a value is the number of rows it would give under
+every *other* active filter, so choosing it never surprises (the usual faceted-search convention).
+The app and the CLI share these definitions, so "near miss" means the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import polars as pl
+
+# Facets in sidebar order: (key, label). `tag` and `outcome` are computed, the rest are columns.
+FACETS: tuple[tuple[str, str], ...] = (
+    ("model", "model"),
+    ("outcome", "outcome"),
+    ("structural", "structural"),
+    ("operators", "operators"),
+    ("hardness", "hardness"),
+    ("reasoning", "reasoning"),
+    ("db_id", "database"),
+    ("tag", "tag"),
+)
+FACET_KEYS = tuple(k for k, _ in FACETS)
+NONE_VALUE = "(none)"  # the facet value of a row whose column is empty
+NEAR_MISS_PM = 0.9  # EX fails although the query is this close to gold
+LOW_PM = 0.5  # EX passes although the query is this far from gold: maybe right by accident
+SEARCH_COLUMNS = ("question", "gold_sql", "pred_sql")
+
+
+def _is(col: str, value: int) -> pl.Expr:
+    return (pl.col(col) == value).fill_null(False)
+
+
+def _modes_disagree() -> pl.Expr:
+    modes = [pl.col(c) for c in ("ex_spider", "ex_bird", "ex_archer")]
+    known = pl.all_horizontal(*(m.is_not_null() for m in modes))
+    same = pl.all_horizontal(*(m == modes[0] for m in modes[1:]))
+    return (known & ~same).fill_null(False)
+
+
+def outcome_exprs() -> dict[str, pl.Expr]:
+    """Outcome name → boolean expression over the frame of `report.load_frame`; a row may have several."""
+    return {
+        "EX pass": _is("ex", 1),
+        "EX fail": _is("ex", 0),
+        "EM pass": _is("em", 1),
+        "EM fail": _is("em", 0),
+        "does not execute": _is("va", 0),
+        "does not parse": _is("parse_ok", 0),
+        "database missing": _is("db_missing", 1),
+        "EX modes disagree": _modes_disagree(),
+        "EX pass, EM fail (EM false negative?)": _is("ex", 1) & _is("em", 0),
+        f"EX fail, PM ≥ {NEAR_MISS_PM} (near miss)": _is("ex", 0)
+        & (pl.col("pm") >= NEAR_MISS_PM).fill_null(False),
+        f"EX pass, PM < {LOW_PM} (EX false positive?)": _is("ex", 1)
+        & (pl.col("pm") < LOW_PM).fill_null(False),
+    }
+
+
+OUTCOMES: tuple[str, ...] = tuple(outcome_exprs())
+
+
+def _outcome_column(name: str) -> str:
+    return f"_o{OUTCOMES.index(name)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What the user chose: values per facet (OR within, AND across) and a search text."""
+
+    selected: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    search: str = ""
+
+    def toggled(self, facet: str, value: str) -> Filters:
+        current = set(self.selected.get(facet, frozenset()))
+        current ^= {value}
+        selected = {k: v for k, v in self.selected.items() if k != facet}
+        if current:
+            selected[facet] = frozenset(current)
+        return Filters(selected, self.search)
+
+    def with_search(self, text: str) -> Filters:
+        return Filters(self.selected, text)
+
+    def cleared(self, facet: str | None = None) -> Filters:
+        if facet is None:
+            return Filters({}, "")
+        return Filters({k: v for k, v in self.selected.items() if k != facet}, self.search)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.search.strip()) or any(self.selected.values())
+
+    def describe(self) -> str:
+        """One line for the status bar: `model=a|b · outcome=EX fail · "text"`."""
+        parts = [
+            f"{facet}={'|'.join(sorted(values))}"
+            for facet, values in sorted(self.selected.items(), key=lambda kv: FACET_KEYS.index(kv[0]))
+            if values
+        ]
+        if self.search.strip():
+            parts.append(f'"{self.search.strip()}"')
+        return " · ".join(parts) if parts else "no filter"
+
+
+def prepare(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with what filtering needs computed once: facet text columns, outcome flags, search text.
+
+    Done once per load, so that every keystroke filters with cheap column comparisons only.
+    """
+    text_facets = [
+        pl.col(c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}")
+        for c in ("model", "structural", "operators", "hardness", "reasoning", "db_id")
+    ]
+    tags = pl.col("tags").fill_null("")
+    tag_list = pl.when(tags == "").then(pl.lit([NONE_VALUE])).otherwise(tags.str.split(", "))
+    search = pl.concat_str(
+        [pl.col(c).fill_null("") for c in SEARCH_COLUMNS], separator="\n"
+    ).str.to_lowercase()
+    outcomes = [expr.alias(_outcome_column(name)) for name, expr in outcome_exprs().items()]
+    return frame.with_columns(*text_facets, tag_list.alias("_f_tag"), search.alias("_search"), *outcomes)
+
+
+def facet_expr(facet: str, values: frozenset[str] | set[str]) -> pl.Expr:
+    """Rows having any of `values` in `facet` (a prepared frame)."""
+    chosen = sorted(values)
+    if facet == "outcome":
+        return pl.any_horizontal(
+            *(pl.col(_outcome_column(v)) for v in chosen if v in OUTCOMES), pl.lit(False)
+        )
+    if facet == "tag":
+        return pl.col("_f_tag").list.set_intersection(pl.lit(chosen, dtype=pl.List(pl.Utf8))).list.len() > 0
+    return pl.col(f"_f_{facet}").is_in(chosen)
+
+
+def search_expr(text: str) -> pl.Expr:
+    """Case-insensitive literal match of every word of `text` in question, gold SQL or predicted SQL."""
+    words = [w for w in text.lower().split() if w]
+    if not words:
+        return pl.lit(True)
+    return pl.all_horizontal(*(pl.col("_search").str.contains(w, literal=True) for w in words))
+
+
+def filter_expr(filters: Filters, *, exclude: str | None = None) -> pl.Expr:
+    """All active filters but `exclude`'s, as one expression."""
+    parts = [facet_expr(f, v) for f, v in filters.selected.items() if v and f != exclude]
+    parts.append(search_expr(filters.search))
+    return pl.all_horizontal(*parts)
+
+
+def apply(frame: pl.DataFrame, filters: Filters) -> pl.DataFrame:
+    """The rows of a prepared frame that pass every filter, in the frame's order."""
+    if not filters.active:
+        return frame
+    return frame.filter(filter_expr(filters))
+
+
+def facet_counts(frame: pl.DataFrame, filters: Filters) -> dict[str, list[tuple[str, int]]]:
+    """For each facet, (value, live count) pairs: counts under every other filter, most frequent first.
+
+    A selected value is always listed (with 0 when nothing is left), so it can be unselected.
+    """
+    out: dict[str, list[tuple[str, int]]] = {}
+    base = frame.filter(search_expr(filters.search)) if filters.search.strip() else frame
+    for facet in FACET_KEYS:
+        others = Filters({k: v for k, v in filters.selected.items() if k != facet})
+        sub = base.filter(filter_expr(others)) if others.active else base
+        out[facet] = _values(sub, facet)
+        listed = {v for v, _ in out[facet]}
+        out[facet] += [(v, 0) for v in sorted(filters.selected.get(facet, ())) if v not in listed]
+    return out
+
+
+def _values(sub: pl.DataFrame, facet: str) -> list[tuple[str, int]]:
+    if facet == "outcome":
+        if sub.is_empty():
+            return [(name, 0) for name in OUTCOMES]
+        sums = sub.select(pl.col(_outcome_column(n)).sum() for n in OUTCOMES).row(0)
+        return [(name, int(n or 0)) for name, n in zip(OUTCOMES, sums, strict=True)]
+    col = f"_f_{facet}"
+    series = sub.get_column(col).explode() if facet == "tag" else sub.get_column(col)
+    counts = series.value_counts(sort=True)
+    pairs = [(str(v), int(n)) for v, n in counts.iter_rows()]
+    return sorted(pairs, key=lambda p: (-p[1], p[0]))
+
+
+def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False) -> pl.DataFrame:
+    """Sorted by `column` (nulls last), ties kept in load order; the frame unchanged for no column."""
+    if not column or column not in frame.columns:
+        return frame
+    return frame.sort(column, descending=descending, nulls_last=True, maintain_order=True)
+
+
+def outcome_names_matching(pattern: str) -> list[str]:
+    """Outcome names containing `pattern` (case-insensitive), for commands that name an outcome loosely."""
+    rx = re.compile(re.escape(pattern), re.I)
+    return [n for n in OUTCOMES if rx.search(n)]

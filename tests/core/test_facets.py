@@ -1,0 +1,87 @@
+"""Facet filters and live counts on a real evaluated workspace (the bundled sample), checked with plain polars."""
+
+from __future__ import annotations
+
+import argparse
+
+import polars as pl
+import pytest
+
+from sqltriage.core import facets
+from sqltriage.core.evaluate import EvalOptions, evaluate
+from sqltriage.core.report import load_frame
+from sqltriage.core.workspace import Workspace
+from sqltriage.samples import SAMPLE_DIR
+from sqltriage.tui.inputs import load_inputs
+
+
+@pytest.fixture(scope="module")
+def frame(tmp_path_factory: pytest.TempPathFactory) -> pl.DataFrame:
+    preds = [f"{p.stem}={p}" for p in sorted((SAMPLE_DIR / "predictions").glob("*.sql"))]
+    inputs = load_inputs(argparse.Namespace(dataset=str(SAMPLE_DIR), pred=preds))
+    with Workspace.open(tmp_path_factory.mktemp("facets") / "ws.db") as ws:
+        evaluate(inputs.dataset, inputs.predictions, ws, EvalOptions(timeout=1.0, features=False, jobs=1))
+        first = load_frame(ws).head(3)
+        ws.add_tags([(r["index"], r["model"]) for r in first.iter_rows(named=True)], "join-missing")
+        return load_frame(ws)
+
+
+def test_or_within_a_facet_and_across_facets(frame: pl.DataFrame) -> None:
+    prepared = facets.prepare(frame)
+    f = facets.Filters().toggled("hardness", "easy").toggled("hardness", "hard").toggled("outcome", "EX fail")
+    got = facets.apply(prepared, f)
+    want = frame.filter(pl.col("hardness").is_in(["easy", "hard"]) & (pl.col("ex") == 0))
+    assert got.height == want.height > 0
+    assert f.toggled("hardness", "hard").selected["hardness"] == {"easy"}  # toggling twice removes
+
+
+def test_counts_are_what_choosing_the_value_would_give(frame: pl.DataFrame) -> None:
+    prepared = facets.prepare(frame)
+    f = facets.Filters().toggled("outcome", "EX fail").with_search("select")
+    counts = facets.facet_counts(prepared, f)
+    for facet in ("model", "hardness", "structural", "db_id", "tag"):
+        for value, n in counts[facet]:
+            assert n == facets.apply(prepared, f.toggled(facet, value)).height, (facet, value)
+    # the outcome facet counts ignore its own selection
+    for value, n in counts["outcome"]:
+        assert (
+            n
+            == facets.apply(prepared, facets.Filters().with_search("select").toggled("outcome", value)).height
+        )
+
+
+def test_outcomes_mean_what_they_say(frame: pl.DataFrame) -> None:
+    prepared = facets.prepare(frame)
+    pick = {
+        name: facets.apply(prepared, facets.Filters().toggled("outcome", name)) for name in facets.OUTCOMES
+    }
+    near = pick[f"EX fail, PM ≥ {facets.NEAR_MISS_PM} (near miss)"]
+    assert (near.get_column("ex") == 0).all() and (near.get_column("pm") >= facets.NEAR_MISS_PM).all()
+    assert pick["EX pass"].height + pick["EX fail"].height == frame.filter(pl.col("ex").is_not_null()).height
+    disagree = pick["EX modes disagree"]
+    for r in disagree.iter_rows(named=True):
+        assert len({r["ex_spider"], r["ex_bird"], r["ex_archer"]}) > 1
+    assert pick["does not parse"].height == frame.filter(pl.col("parse_ok") == 0).height
+
+
+def test_tags_and_search(frame: pl.DataFrame) -> None:
+    prepared = facets.prepare(frame)
+    assert facets.apply(prepared, facets.Filters().toggled("tag", "join-missing")).height == 3
+    untagged = facets.apply(prepared, facets.Filters().toggled("tag", facets.NONE_VALUE)).height
+    assert untagged == frame.height - 3
+    words = facets.apply(prepared, facets.Filters().with_search("COUNT books"))
+    text = pl.concat_str(
+        [pl.col(c).fill_null("") for c in ("question", "gold_sql", "pred_sql")], separator="\n"
+    )
+    want = frame.filter(
+        text.str.to_lowercase().str.contains("count", literal=True)
+        & text.str.to_lowercase().str.contains("books", literal=True)
+    )
+    assert words.height == want.height > 0
+
+
+def test_sort_keeps_nulls_last(frame: pl.DataFrame) -> None:
+    out = facets.sort_frame(frame, "pm", descending=True)
+    pms = out.get_column("pm").drop_nulls().to_list()
+    assert pms == sorted(pms, reverse=True)
+    assert facets.sort_frame(frame, None).equals(frame)

@@ -1,0 +1,165 @@
+"""The Textual app and its factory, shared by `sqltriage open` and the tests.
+
+The app opens a workspace, brings it up to date in a worker (progress screen), then shows the browse
+screen. Bindings carry ids so a keymap ({id: keys}) can remap any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from sqltriage.core.model import Dataset, PredictionSet
+from sqltriage.core.workspace import Workspace
+from sqltriage.tui.screens.browse import BrowseScreen, Sources
+from sqltriage.tui.screens.help import HelpScreen
+from sqltriage.tui.screens.progress import Loaded, ProgressScreen
+
+
+class ScreenActions(Provider):
+    """The palette's own commands: the current screen's key actions, and one filter per outcome."""
+
+    def _commands(self) -> list[tuple[str, str, Any]]:
+        out: list[tuple[str, str, Any]] = []
+        seen: set[str] = set()
+        for active in self.screen.active_bindings.values():
+            b = active.binding
+            if not b.description or b.action in seen or not active.enabled:
+                continue
+            seen.add(b.action)
+            out.append(
+                (b.description, f"key {b.key_display or b.key}", partial(active.node.run_action, b.action))
+            )
+        if isinstance(self.screen, BrowseScreen):
+            from sqltriage.core.facets import OUTCOMES
+
+            screen = self.screen
+            for name in OUTCOMES:
+                out.append(
+                    (
+                        f"Filter outcome: {name}",
+                        "toggle this outcome value",
+                        partial(_toggle, screen, "outcome", name),
+                    )
+                )
+            for model in screen.models:
+                out.append(
+                    (f"Filter model: {model}", "toggle this model", partial(_toggle, screen, "model", model))
+                )
+        return out
+
+    async def discover(self) -> Hits:
+        for name, help_text, callback in self._commands():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, callback in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+
+
+def _toggle(screen: BrowseScreen, facet: str, value: str) -> None:
+    screen.filters = screen.filters.toggled(facet, value)
+    screen.refilter()
+
+
+class SqlTriageApp(App[None]):
+    CSS_PATH = "sqltriage.tcss"
+    TITLE = "sqltriage"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
+    ]
+    COMMANDS = App.COMMANDS | {ScreenActions}
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        dataset: Dataset,
+        predictions: Sequence[PredictionSet],
+        options: Any,
+        keymap: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.dataset = dataset
+        self.predictions = tuple(predictions)
+        self.options = options
+        self.keymap = dict(keymap or {})
+        self.load_error = ""
+
+    def on_mount(self) -> None:
+        if self.keymap:
+            self.set_keymap(self.keymap)
+        self.push_screen(ProgressScreen(self.workspace.path, self.dataset, self.predictions, self.options))
+
+    def on_loaded(self, message: Loaded) -> None:
+        if message.frame is None:
+            self.load_error = message.error
+            self.exit(message=f"cannot open the workspace: {message.error}")
+            return
+        sources = Sources(
+            schemas=self.dataset.schemas,
+            databases=self.dataset.databases,
+            timeout=getattr(self.options, "timeout", 5.0),
+            max_rows=getattr(self.options, "max_rows", 100_000),
+        )
+        self.switch_screen(BrowseScreen(message.frame, sources, message.models))
+        if message.note:
+            self.notify(message.note)
+        if not self.predictions:
+            self.notify("no predictions given (--pred NAME=FILE): nothing to browse", severity="warning")
+
+    def binding_entries(self) -> list[tuple[str, Binding]]:
+        """Every binding a user may want, for the help screen (deduplicated by id)."""
+        from sqltriage.tui.screens.progress import ProgressScreen as _Progress
+        from sqltriage.tui.widgets.detail_pane import DetailPane
+        from sqltriage.tui.widgets.examples_table import ExamplesTable
+        from sqltriage.tui.widgets.facet_panel import FacetPanel
+
+        out: list[tuple[str, Binding]] = []
+        seen: set[str] = set()
+        for where, cls in (
+            ("app", SqlTriageApp),
+            ("browse", BrowseScreen),
+            ("table", ExamplesTable),
+            ("facets", FacetPanel),
+            ("detail", DetailPane),
+            ("opening", _Progress),
+        ):
+            for b in cls.BINDINGS:
+                if isinstance(b, Binding) and b.id and b.id not in seen:
+                    seen.add(b.id)
+                    out.append((where, b))
+        return out
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.binding_entries(), self.keymap))
+
+    def on_unmount(self) -> None:
+        self.workspace.close()
+
+
+def create_app(
+    workspace: Path | str,
+    dataset: Dataset,
+    predictions: Sequence[PredictionSet] = (),
+    options: Any = None,
+    *,
+    keymap: Mapping[str, str] | None = None,
+) -> SqlTriageApp:
+    """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early."""
+    from sqltriage.core.evaluate import EvalOptions
+
+    return SqlTriageApp(
+        Workspace.open(workspace), dataset, predictions, options or EvalOptions(), keymap=keymap
+    )

@@ -1,0 +1,1 @@
+"""Screens of the app: evaluation progress, browse, help."""

@@ -1,0 +1,146 @@
+"""Opening a workspace: evaluate what is missing (with counts, ETA, cancel), then load the frame.
+
+When every result is already stored the evaluation is skipped, so a cached workspace opens at once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import polars as pl
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Center, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Label, ProgressBar
+
+from sqltriage.core.model import Dataset, PredictionSet
+
+
+class EvalProgress(Message):
+    def __init__(self, stage: str, done: int, total: int) -> None:
+        super().__init__()
+        self.stage, self.done, self.total = stage, done, total
+
+
+class Loaded(Message):
+    """The workspace is ready: its prepared frame and model order (or the error that stopped it)."""
+
+    def __init__(
+        self, frame: pl.DataFrame | None, models: list[str], note: str = "", error: str = ""
+    ) -> None:
+        super().__init__()
+        self.frame, self.models, self.note, self.error = frame, models, note, error
+
+
+def results_fresh(
+    ws: object, dataset: Dataset, predictions: Sequence[PredictionSet], options: object
+) -> bool:
+    """True when the workspace already holds every result these inputs would produce."""
+    from sqltriage.core.evaluate import run_key
+    from sqltriage.core.workspace import Workspace, dataset_fingerprint
+
+    assert isinstance(ws, Workspace)
+    if ws.get_meta("dataset_fingerprint") != dataset_fingerprint(dataset) or ws.pending_gold():
+        return False
+    if getattr(options, "features", False):
+        key = f"{dataset_fingerprint(dataset)}:{getattr(options, 'pipeline', None) or 'default'}"
+        if ws.get_meta("features_key") != key:
+            return False
+    key = run_key(dataset, options)  # type: ignore[arg-type]
+    n = len(dataset.examples)
+    for p in predictions:
+        row = ws.db.execute(
+            "SELECT m.result_key, (SELECT count(*) FROM results r WHERE r.model = m.name) FROM models m "
+            "WHERE m.name = ?",
+            [p.name],
+        ).fetchone()
+        if row is None or row[0] != f"{p.sha256}:{key}" or row[1] != n:
+            return False
+    return True
+
+
+class ProgressScreen(Screen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel evaluation", id="progress.cancel"),
+    ]
+
+    def __init__(
+        self, workspace_path: Path, dataset: Dataset, predictions: Sequence[PredictionSet], options: object
+    ) -> None:
+        super().__init__()
+        self.workspace_path = workspace_path
+        self.dataset = dataset
+        self.predictions = tuple(predictions)
+        self.options = options
+        self.cancel_event = threading.Event()
+        self._started = time.monotonic()
+        self._stage_started: dict[str, float] = {}
+
+    def compose(self) -> ComposeResult:
+        with Center(), Vertical(id="progress-box"):
+            yield Label(f"opening {self.dataset.name} — workspace {self.workspace_path}", id="progress-title")
+            yield Label("checking stored results…", id="progress-stage")
+            yield ProgressBar(id="progress-bar", show_eta=False)
+            yield Label("", id="progress-counts")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._open_worker()
+
+    @work(thread=True, exclusive=True, group="open")
+    def _open_worker(self) -> None:
+        from sqltriage.core.evaluate import evaluate
+        from sqltriage.core.facets import prepare
+        from sqltriage.core.report import load_frame
+
+        app = self.app
+        ws = app.workspace  # type: ignore[attr-defined]
+        note = ""
+        try:
+            if self.predictions and not results_fresh(ws, self.dataset, self.predictions, self.options):
+                summary = evaluate(
+                    self.dataset,
+                    self.predictions,
+                    ws,
+                    self.options,  # type: ignore[arg-type]
+                    progress=lambda s, d, t: self.post_message(EvalProgress(s, d, t)),
+                    cancel=self.cancel_event,
+                )
+                note = (
+                    f"evaluation cancelled: {summary.computed} pairs done, the rest next time"
+                    if summary.cancelled
+                    else f"evaluated {summary.computed} pairs in {summary.elapsed:.1f} s"
+                )
+            names = [p.name for p in self.predictions]
+            frame = prepare(load_frame(ws, names or None))
+            models = [m for m in ws.models() if not names or m in names]
+        except Exception as exc:  # shown to the user instead of a traceback on a torn-down screen
+            self.post_message(Loaded(None, [], error=str(exc)))
+            return
+        self.post_message(Loaded(frame, models, note))
+
+    def on_eval_progress(self, message: EvalProgress) -> None:
+        now = time.monotonic()
+        started = self._stage_started.setdefault(message.stage, now)
+        bar = self.query_one(ProgressBar)
+        bar.update(total=max(message.total, 1), progress=message.done)
+        eta = ""
+        if 0 < message.done < message.total:
+            rate = message.done / max(now - started, 1e-6)
+            eta = f" · about {(message.total - message.done) / rate:.0f} s left"
+        self.query_one("#progress-stage", Label).update(f"{message.stage}")
+        self.query_one("#progress-counts", Label).update(f"{message.done:,} of {message.total:,}{eta}")
+
+    def on_loaded(self, message: Loaded) -> None:
+        self.app.post_message(message)
+
+    def action_cancel(self) -> None:
+        self.cancel_event.set()
+        self.query_one("#progress-stage", Label).update("cancelling after the running chunks…")

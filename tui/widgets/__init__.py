@@ -1,0 +1,1 @@
+"""Widgets of the browse screen: facet sidebar, examples table, detail tabs."""

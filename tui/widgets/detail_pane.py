@@ -1,0 +1,77 @@
+"""The detail of the highlighted row: SQL diff, partial-match breakdown, live results, question."""
+
+from __future__ import annotations
+
+import io
+from typing import ClassVar
+
+from rich.console import Console, RenderableType
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Static, TabbedContent, TabPane, TextArea
+
+TABS: tuple[tuple[str, str], ...] = (
+    ("sql", "SQL"),
+    ("breakdown", "Breakdown"),
+    ("results", "Results"),
+    ("question", "Question"),
+)
+
+
+class DetailPane(Vertical):
+    """Tabs whose content is set by the screen's message handlers; it keeps what it shows for `text()`."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "run_edited", "Run edited SQL", id="detail.run"),
+        Binding("ctrl+t", "next_tab", "Next tab", id="detail.next_tab"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.shown: dict[str, RenderableType] = {}
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(id="detail-tabs", initial="tab-sql"):
+            for key, title in TABS:
+                with TabPane(title, id=f"tab-{key}"):
+                    if key == "results":
+                        yield TextArea("", id="pred-editor", soft_wrap=True, show_line_numbers=False)
+                    with VerticalScroll():
+                        yield Static("", id=f"body-{key}")
+
+    @property
+    def tabs(self) -> TabbedContent:
+        return self.query_one("#detail-tabs", TabbedContent)
+
+    @property
+    def active(self) -> str:
+        return self.tabs.active
+
+    @active.setter
+    def active(self, tab_id: str) -> None:
+        self.tabs.active = tab_id
+
+    def set_tab(self, key: str, renderable: RenderableType) -> None:
+        self.shown[key] = renderable
+        self.query_one(f"#body-{key}", Static).update(renderable)
+
+    def text(self, key: str, width: int = 140) -> str:
+        """The tab's content as plain text, as a terminal of `width` columns draws it."""
+        renderable = self.shown.get(key)
+        if renderable is None:
+            return ""
+        out = io.StringIO()
+        Console(file=out, width=width, color_system=None, force_terminal=False).print(renderable)
+        return out.getvalue()
+
+    @property
+    def editor(self) -> TextArea:
+        return self.query_one("#pred-editor", TextArea)
+
+    def action_next_tab(self) -> None:
+        keys = [f"tab-{k}" for k, _ in TABS]
+        self.active = keys[(keys.index(self.active) + 1) % len(keys)] if self.active in keys else keys[0]
+
+    def action_run_edited(self) -> None:
+        self.screen.action_run_edited()  # type: ignore[attr-defined] # the screen owns the run: it knows the row

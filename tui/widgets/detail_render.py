@@ -1,0 +1,183 @@
+"""What the detail tabs show, built as rich renderables off the event loop (workers call these).
+
+Each function takes plain values and returns a renderable; none touches a widget.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from sqltriage.core.execution import EX_MODES, ExecResult, PairRun
+from sqltriage.core.sql.partial_match import ComponentDiff, MatchBreakdown
+
+MAX_SHOWN_ROWS = 50  # result rows drawn per side; the counts always cover every row fetched
+_MISSING_STYLE = "white on dark_red"
+_EXTRA_STYLE = "white on dark_green"
+
+
+def _score(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}"
+
+
+def _verdict(v: int | None) -> Text:
+    if v is None:
+        return Text("n/a", style="dim")
+    return Text("pass", style="bold green") if v else Text("fail", style="bold red")
+
+
+# --- breakdown --------------------------------------------------------------------------------------
+
+
+def render_breakdown(b: MatchBreakdown) -> RenderableType:
+    """Scores per subquery and, per component, the items only gold or only the prediction has."""
+    head = Text()
+    for name, value in (("SM", b.sm), ("OM", b.om), ("VM", b.vm), ("PM", b.pm)):
+        head.append(f"{name} {_score(value)}   ", style="bold")
+    parts: list[RenderableType] = [head]
+    if b.error:
+        parts.append(Text(b.error, style="red"))
+    for sub in b.subqueries:
+        title = f"subquery level {sub.level}, #{sub.position + 1}"
+        table = Table(title=title, title_justify="left", expand=True, show_lines=True)
+        table.add_column("component", no_wrap=True)
+        table.add_column("score", justify="right", no_wrap=True)
+        table.add_column("only in gold", style="red", ratio=1)
+        table.add_column("only in prediction", style="green", ratio=1)
+        table.add_column("in both", style="dim", ratio=1)
+        components: tuple[tuple[str, ComponentDiff], ...] = (
+            ("structural", sub.structural),
+            ("operator", sub.operator),
+            ("variable", sub.variable),
+        )
+        for name, c in components:
+            table.add_row(
+                name, _score(c.score), "\n".join(c.gold_only), "\n".join(c.pred_only), "\n".join(c.both)
+            )
+        if sub.gold_sql is None:
+            table.caption = "gold has no subquery here: the prediction's is extra"
+        elif sub.pred_sql is None:
+            table.caption = "the prediction has no subquery here"
+        parts.append(table)
+    return Group(*parts)
+
+
+# --- results ----------------------------------------------------------------------------------------
+
+
+def _side(title: str, result: ExecResult, marked: Counter, style: str) -> RenderableType:
+    head = Text(f"{title}  ", style="bold")
+    head.append(
+        f"{len(result.rows)} row(s){' (truncated)' if result.truncated else ''}, {result.elapsed * 1000:.1f} ms"
+    )
+    if result.error:
+        return Group(head, Text(f"{result.error_kind}: {result.error}", style="bold red"))
+    table = Table(expand=True, show_edge=False, pad_edge=False)
+    for col in result.columns or ("",):
+        table.add_column(str(col), overflow="fold")
+    left = Counter(marked)
+    for row in result.rows[:MAX_SHOWN_ROWS]:
+        cells = ["NULL" if v is None else str(v) for v in row]
+        if left.get(row, 0) > 0:
+            left[row] -= 1
+            table.add_row(*cells, style=style)
+        else:
+            table.add_row(*cells)
+    parts: list[RenderableType] = [head, table]
+    if len(result.rows) > MAX_SHOWN_ROWS:
+        parts.append(Text(f"… {len(result.rows) - MAX_SHOWN_ROWS} more row(s)", style="dim"))
+    return Group(*parts)
+
+
+def row_differences(gold: ExecResult, pred: ExecResult) -> tuple[Counter, Counter]:
+    """Rows (as bags) the prediction misses and rows it adds, compared as written."""
+    g, p = Counter(gold.rows), Counter(pred.rows)
+    return g - p, p - g
+
+
+def render_results(run: PairRun) -> RenderableType:
+    """Verdict in every EX mode, then gold | prediction with missing / extra rows highlighted."""
+    missing, extra = row_differences(run.gold, run.pred)
+    verdict = Text("VA ", style="bold")
+    verdict.append_text(_verdict(run.outcomes.get("va")))
+    for mode in EX_MODES:
+        verdict.append(f"   EX ({mode}) ", style="bold")
+        verdict.append_text(_verdict(run.outcomes.get(f"ex_{mode}")))
+    counts = Text(
+        f"rows missing from the prediction: {sum(missing.values())}   "
+        f"extra rows in the prediction: {sum(extra.values())}"
+    )
+    grid = Table.grid(expand=True, padding=(0, 2))
+    grid.add_column(ratio=1)
+    grid.add_column(ratio=1)
+    grid.add_row(
+        _side("gold", run.gold, missing, _MISSING_STYLE),
+        _side("prediction", run.pred, extra, _EXTRA_STYLE),
+    )
+    return Group(verdict, counts, Text(""), grid)
+
+
+# --- question ---------------------------------------------------------------------------------------
+
+_FEATURES = (
+    ("q_words", "words"),
+    ("q_tree_depth", "parse tree depth"),
+    ("q_lexical_density", "lexical density"),
+    ("q_rarity", "rare words (share)"),
+    ("q_flesch", "Flesch reading ease"),
+    ("q_schema_linkage", "schema linkage"),
+)
+
+
+def render_question(row: Mapping[str, Any], db_path: Path | None) -> RenderableType:
+    """The question and what the dataset says about it, annotations and inferences told apart."""
+    out = Text()
+    out.append(f"#{row.get('index')}  ", style="bold")
+    out.append(f"{row.get('db_id')}", style="cyan")
+    out.append("  (database missing)\n" if db_path is None else "\n", style="red" if db_path is None else "")
+    out.append(f"\n{row.get('question') or ''}\n\n", style="bold")
+    for key, label in (("evidence", "evidence"), ("commonsense", "commonsense knowledge")):
+        value = row.get(key)
+        if value:
+            out.append(f"{label}: ", style="bold")
+            out.append(f"{value}\n")
+    reasoning = row.get("reasoning") or ""
+    out.append("reasoning: ", style="bold")
+    if not reasoning:
+        out.append("none\n")
+    elif row.get("reasoning_inferred"):
+        out.append(f"{reasoning} — inferred from the gold SQL, not annotated\n")
+    else:
+        out.append(f"{reasoning} — annotated in the dataset\n")
+    for key, label in (
+        ("hardness", "hardness (Spider rules)"),
+        ("difficulty", "difficulty (dataset)"),
+        ("structural", "structural category"),
+        ("operators", "operator category"),
+    ):
+        if row.get(key):
+            out.append(f"{label}: ", style="bold")
+            out.append(f"{row[key]}\n")
+    out.append("\nquestion features\n", style="bold underline")
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    any_feature = False
+    for key, label in _FEATURES:
+        value = row.get(key)
+        if value is not None:
+            any_feature = True
+        table.add_row(
+            label, "—" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))
+        )
+    if not any_feature:
+        return Group(
+            out, Text("not computed for this workspace (no spaCy pipeline, or features off)", style="dim")
+        )
+    return Group(out, table)
