@@ -57,11 +57,11 @@ class EvalSummary:
 
 
 def base_example_rows(dataset: Dataset) -> list[dict[str, Any]]:
-    from sqltriage.core.reasoning import reasoning_for, reasoning_label
+    from sqltriage.core.reasoning import reasoning_label
 
     rows = []
     for e in dataset.examples:
-        r = reasoning_for(e)
+        r = annotated_reasoning(e)
         rows.append(
             {
                 "idx": e.index,
@@ -80,6 +80,17 @@ def base_example_rows(dataset: Dataset) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def annotated_reasoning(example: Example) -> Any:
+    """The reasoning that needs no SQL parse (annotations, evidence); inference waits for the gold parse."""
+    from sqltriage.core.reasoning import reasoning_for
+
+    if example.reasoning:
+        return reasoning_for(example)
+    from sqltriage.core.reasoning import Reasoning
+
+    return Reasoning((), False, bool(example.evidence), example.commonsense)
 
 
 def run_key(dataset: Dataset, options: EvalOptions) -> str:
@@ -113,10 +124,11 @@ class GoldContext:
     parsed: Any  # ParsedQuery
     subs: tuple  # categories.subqueries() of the gold
     result: Any  # ExecResult, or None when the database is missing
+    spider_result: Any  # the result of the text the official Spider evaluator runs (DISTINCT removed, ...)
 
 
 def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
-    from sqltriage.core.execution import execute
+    from sqltriage.core.execution import execute, spider_sql
     from sqltriage.core.sql.categories import subqueries
     from sqltriage.core.sql.parse import parse_sql
 
@@ -124,21 +136,27 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
     db_path = dataset.db_path(example.db_id)
     parsed = parse_sql(example.gold_sql, schema)
     subs = subqueries(parsed, schema) if parsed.ok else ()
-    result = None
+    result = spider_result = None
     if db_path is not None:
         run = cache.get if cache is not None else (lambda p, q, t, r: execute(p, q, timeout=t, max_rows=r))
-        result = run(db_path, example.gold_sql, options.timeout, options.max_rows)
-    return GoldContext(example, schema, db_path, parsed, subs, result)
+        result = spider_result = run(db_path, example.gold_sql, options.timeout, options.max_rows)
+        if (text := spider_sql(example.gold_sql)) != example.gold_sql:
+            spider_result = run(db_path, text, options.timeout, options.max_rows)
+    return GoldContext(example, schema, db_path, parsed, subs, result, spider_result)
 
 
 def _gold_row(gold: GoldContext) -> dict[str, Any]:
+    from sqltriage.core.reasoning import reasoning_for, reasoning_label
     from sqltriage.core.sql.categories import categorize
 
     cats = categorize(gold.parsed, gold.schema, subs=gold.subs)
     result = gold.result
+    reasoning = reasoning_for(gold.example, gold.parsed)
     return {
         "idx": gold.example.index,
         "gold_done": 1,
+        "reasoning": reasoning_label(reasoning),
+        "reasoning_inferred": int(reasoning.inferred) if reasoning.types else None,
         "structural": cats.structural,
         "operators": cats.operators,
         "hardness": cats.hardness,
@@ -157,8 +175,7 @@ def _gold_row(gold: GoldContext) -> dict[str, Any]:
 
 def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dict[str, Any]:
     """Every metric for one (example, prediction); never raises for a bad prediction."""
-    from sqltriage.core.exec_compare import execution_outcomes
-    from sqltriage.core.execution import execute
+    from sqltriage.core.execution import execute, execution_outcomes, spider_sql
     from sqltriage.core.sql.categories import categorize, subqueries
     from sqltriage.core.sql.exact_match import exact_match
     from sqltriage.core.sql.parse import parse_sql
@@ -184,7 +201,18 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
         error, kind = "empty prediction", "empty"
     if gold.db_path is not None and gold.result is not None:
         pred_result = execute(gold.db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
-        row.update(execution_outcomes(gold.result, pred_result, example.gold_sql))
+        pred_spider = pred_result
+        if (text := spider_sql(pred_sql)) != pred_sql:
+            pred_spider = execute(gold.db_path, text, timeout=options.timeout, max_rows=options.max_rows)
+        row.update(
+            execution_outcomes(
+                gold.result,
+                pred_result,
+                example.gold_sql,
+                gold_spider=gold.spider_result,
+                pred_spider=pred_spider,
+            )
+        )
         row["pred_elapsed"] = pred_result.elapsed
         row["truncated"] = int(pred_result.truncated)
         if pred_result.error and error is None:
