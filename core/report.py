@@ -93,24 +93,24 @@ def export_frame(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select(cols)
 
 
-def _means(frame: pl.DataFrame) -> dict[str, Any]:
-    n = frame.height
-    executed = frame.filter(pl.col("ex").is_not_null()).height if n else 0
-    out: dict[str, Any] = {"n": n, "n_exec": executed}
+def _aggregations() -> list[pl.Expr]:
+    aggs = [pl.len().alias("n"), pl.col("ex").is_not_null().sum().alias("n_exec")]
     for m in (*EXEC_METRICS, *MATCH_METRICS):
-        col = frame.get_column(m).drop_nulls() if n else pl.Series([], dtype=pl.Float64)
-        out[m] = float(col.mean()) if len(col) else None  # type: ignore[arg-type]
-        out[f"{m}_n"] = len(col)
-    return out
+        aggs += [pl.col(m).cast(pl.Float64).mean().alias(m), pl.col(m).count().alias(f"{m}_n")]
+    return aggs
+
+
+def _grouped(frame: pl.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
+    """Means of every metric per group (nulls left out, each with its denominator), in one polars pass."""
+    if frame.is_empty():
+        return []
+    return frame.group_by(keys, maintain_order=True).agg(_aggregations()).to_dicts()
 
 
 def model_summary(frame: pl.DataFrame) -> list[dict[str, Any]]:
     """Per model: n, VA, EX in every mode, EM, EM (Spider), PM, SM, OM, VM, each with its denominator."""
-    out = []
-    for model in _models_in_order(frame):
-        sub = frame.filter(pl.col("model") == model)
-        out.append({"model": model, **_means(sub)})
-    return out
+    rows = {r["model"]: r for r in _grouped(frame, ["model"])}
+    return [rows[m] for m in _models_in_order(frame) if m in rows]
 
 
 def _models_in_order(frame: pl.DataFrame) -> list[str]:
@@ -125,27 +125,29 @@ def top_categories(frame: pl.DataFrame, facet: str, k: int = TOP_CATEGORIES) -> 
     counts = values.value_counts(sort=True)
     if counts.height <= k + 1:
         return values
-    keep = set(counts.get_column(facet).head(k).to_list())
-    return values.map_elements(lambda v: v if v in keep else "other", return_dtype=pl.Utf8)
+    keep = counts.get_column(facet).head(k).to_list()
+    return (
+        pl.select(pl.when(values.is_in(keep)).then(values).otherwise(pl.lit("other")))
+        .to_series()
+        .alias(facet)
+    )
 
 
 def breakdown(frame: pl.DataFrame, facet: str, k: int = TOP_CATEGORIES) -> list[dict[str, Any]]:
     """Metrics per (facet value, model), the rarest values grouped as "other"."""
     if frame.is_empty():
         return []
-    grouped = frame.with_columns(top_categories(frame, facet, k).alias("_value"))
-    rows = []
-    order = grouped.get_column("_value").value_counts(sort=True).get_column("_value").to_list()
+    grouped = frame.with_columns(top_categories(frame, facet, k).alias("value"))
+    order = grouped.get_column("value").value_counts(sort=True).get_column("value").to_list()
     if "other" in order:
         order = [v for v in order if v != "other"] + ["other"]
-    models = _models_in_order(frame)
+    rows = {(r["value"], r["model"]): r for r in _grouped(grouped, ["value", "model"])}
+    out = []
     for value in order:
-        part = grouped.filter(pl.col("_value") == value)
-        for model in models:
-            sub = part.filter(pl.col("model") == model)
-            if sub.height:
-                rows.append({"facet": facet, "value": value, "model": model, **_means(sub)})
-    return rows
+        for model in _models_in_order(frame):
+            if (r := rows.get((value, model))) is not None:
+                out.append({"facet": facet, **r})
+    return out
 
 
 def error_sources(frame: pl.DataFrame) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,35 @@ def read_text(path: Path, *, error: type[SqlTriageError] = DatasetError) -> str:
     return text
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def loads(text: str) -> Any:
+    """`json.loads`, with lone surrogates (`"\\udcff"`, legal JSON but not encodable text) made U+FFFD,
+    so a hostile string cannot crash the writes, displays and exports that expect valid UTF-8."""
+    data = json.loads(text)
+    # Only a `\\uD800`–`\\uDFFF` escape can produce a lone surrogate: skip the walk for the usual file.
+    return _valid_text(data) if _SURROGATE_ESCAPE.search(text) else data
+
+
+def _valid_text(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return value
+    if isinstance(value, list):
+        return [_valid_text(v) for v in value]
+    if isinstance(value, dict):
+        return {_valid_text(k): _valid_text(v) for k, v in value.items()}
+    return value
+
+
 def read_json(path: Path, *, error: type[SqlTriageError] = DatasetError) -> Any:
     text = read_text(path, error=error)
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise error(
             f"is not valid JSON: {exc.msg}",
