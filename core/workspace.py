@@ -143,6 +143,7 @@ class Workspace:
             raise WorkspaceError("workspace does not exist", path=path, hint="run `sqltriage eval` first")
         if exists:
             _refuse_foreign(path)
+        conn = None
         try:
             conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
             db = Database(conn)
@@ -153,9 +154,14 @@ class Workspace:
             db.execute("PRAGMA synchronous = NORMAL")
             ws = cls(path, db)
             ws._migrate(new=not exists)
-        except sqlite3.OperationalError as exc:
-            raise _locked_or(exc, path) from None
-        except sqlite3.DatabaseError as exc:
+        except WorkspaceError:
+            conn.close()  # type: ignore[union-attr]  # a newer schema: refused, nothing written
+            raise
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()  # else its -wal and -shm files stay beside a file we refused
+            if isinstance(exc, sqlite3.OperationalError):
+                raise _locked_or(exc, path) from None
             raise WorkspaceError(
                 f"cannot be opened as a workspace ({exc})",
                 path=path,
@@ -187,6 +193,15 @@ class Workspace:
                     path=self.path,
                     hint="upgrade sqltriage, or use another --workspace",
                 )
+            self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """A workspace from an older version lacks the columns added since: add them (empty)."""
+        for table, columns in (("examples", EXAMPLE_COLUMNS), ("results", RESULT_COLUMNS)):
+            present = {r[1] for r in self.db.execute(f"PRAGMA table_info([{table}])")}
+            for name, kind in columns.items():
+                if name not in present:
+                    self.db.execute(f"ALTER TABLE [{table}] ADD COLUMN [{name}] {_SQL_TYPES[kind]}")
 
     @contextmanager
     def write(self) -> Iterator[Database]:

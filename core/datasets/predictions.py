@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqltriage.core.datasets.jsonio import read_text
+from sqltriage.core.datasets.jsonio import loads, read_text
 from sqltriage.core.datasets.tabular import read_csv, read_jsonl
 from sqltriage.core.errors import PredictionsError
 from sqltriage.core.model import Dataset, Prediction, PredictionSet
@@ -148,7 +148,7 @@ def _from_lines(path: Path, text: str, dataset: Dataset) -> list[Prediction]:
 
 def _from_json(path: Path, text: str, dataset: Dataset) -> list[Prediction]:
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise PredictionsError(
             f"is not valid JSON: {exc.msg}", path=path, where=f"line {exc.lineno}, column {exc.colno}"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sqltriage.core.datasets.jsondataset import default_name
-from sqltriage.core.datasets.jsonio import read_text
+from sqltriage.core.datasets.jsonio import loads, read_text
 from sqltriage.core.datasets.locate import (
     check_db_dir,
     find_db_dir,
@@ -38,7 +38,7 @@ def read_jsonl(path: Path, *, error: type[DatasetError] | Any = DatasetError) ->
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = loads(line)
         except json.JSONDecodeError as exc:
             raise error(
                 f"is not valid JSON: {exc.msg}",
