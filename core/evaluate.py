@@ -130,12 +130,15 @@ class GoldContext:
 def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
     from sqltriage.core.execution import execute, spider_sql
     from sqltriage.core.sql.categories import subqueries
-    from sqltriage.core.sql.parse import parse_sql
+    from sqltriage.core.sql.parse import ParsedQuery, parse_sql
 
     schema = dataset.schemas.get(example.db_id)
     db_path = dataset.db_path(example.db_id)
-    parsed = parse_sql(example.gold_sql, schema)
-    subs = subqueries(parsed, schema) if parsed.ok else ()
+    try:
+        parsed = parse_sql(example.gold_sql, schema)
+        subs = subqueries(parsed, schema) if parsed.ok else ()
+    except (RecursionError, MemoryError, ValueError) as exc:  # too deep or large to walk: unparsed, not fatal
+        parsed, subs = ParsedQuery(example.gold_sql, None, f"cannot be analysed ({type(exc).__name__})"), ()
     result = spider_result = None
     if db_path is not None:
         run = cache.get if cache is not None else (lambda p, q, t, r: execute(p, q, timeout=t, max_rows=r))
@@ -173,54 +176,79 @@ def _gold_row(gold: GoldContext) -> dict[str, Any]:
     }
 
 
-def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dict[str, Any]:
-    """Every metric for one (example, prediction); never raises for a bad prediction."""
-    from sqltriage.core.execution import execute, execution_outcomes, spider_sql
+def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
+    """Parse-based metrics: categories, exact match, partial match."""
     from sqltriage.core.sql.categories import categorize, subqueries
     from sqltriage.core.sql.exact_match import exact_match
     from sqltriage.core.sql.parse import parse_sql
     from sqltriage.core.sql.partial_match import partial_match
 
-    example, schema = gold.example, gold.schema
-    row: dict[str, Any] = {"idx": example.index, "pred_sql": pred_sql}
+    schema = gold.schema
     pred_parsed = parse_sql(pred_sql, schema)
     pred_subs = subqueries(pred_parsed, schema) if pred_parsed.ok else ()
     cats = categorize(pred_parsed, schema, subs=pred_subs)
-    row["parse_ok"] = int(pred_parsed.ok)
-    row["pred_structural"] = cats.structural
-    row["pred_operators"] = cats.operators
+    out: dict[str, Any] = {
+        "parse_ok": int(pred_parsed.ok),
+        "parse_error": pred_parsed.error,
+        "pred_structural": cats.structural,
+        "pred_operators": cats.operators,
+        "em": None,
+        "em_spider": None,
+    }
     if schema is not None:
         em = exact_match(gold.parsed, pred_parsed, schema)
-        row["em"], row["em_spider"] = em.em, em.em_spider
-    else:
-        row["em"] = row["em_spider"] = None
+        out["em"], out["em_spider"] = em.em, em.em_spider
     pm = partial_match(gold.parsed, pred_parsed, schema, gold_subs=gold.subs, pred_subs=pred_subs)
-    row.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm)
+    out.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm)
+    return out
+
+
+def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tuple[dict[str, Any], Any]:
+    from sqltriage.core.execution import execute, execution_outcomes, spider_sql
+
+    pred_result = execute(gold.db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
+    pred_spider = pred_result
+    if (text := spider_sql(pred_sql)) != pred_sql:
+        pred_spider = execute(gold.db_path, text, timeout=options.timeout, max_rows=options.max_rows)
+    outcomes = execution_outcomes(
+        gold.result,
+        pred_result,
+        gold.example.gold_sql,
+        gold_spider=gold.spider_result,
+        pred_spider=pred_spider,
+    )
+    outcomes["pred_elapsed"] = pred_result.elapsed
+    outcomes["truncated"] = int(pred_result.truncated)
+    return outcomes, pred_result
+
+
+def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dict[str, Any]:
+    """Every metric for one (example, prediction); never raises for a bad prediction.
+
+    A prediction too deep or too large for the SQL analysis still runs: the analysis failure is its error,
+    scored 0 on the parse-based metrics.
+    """
+    row: dict[str, Any] = {"idx": gold.example.index, "pred_sql": pred_sql}
+    try:
+        row.update(_analyse_pair(gold, pred_sql))
+    except (RecursionError, MemoryError, ValueError) as exc:
+        reason = f"cannot be analysed ({type(exc).__name__})"
+        row.update(parse_ok=0, parse_error=reason, pred_structural="", pred_operators="")
+        row.update(em=0 if gold.parsed.ok else None, em_spider=0 if gold.parsed.ok else None)
+        row.update(dict.fromkeys(("sm", "om", "vm", "pm"), 0.0 if gold.parsed.ok else None))
     error, kind = None, None
     if not pred_sql.strip():
         error, kind = "empty prediction", "empty"
     if gold.db_path is not None and gold.result is not None:
-        pred_result = execute(gold.db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
-        pred_spider = pred_result
-        if (text := spider_sql(pred_sql)) != pred_sql:
-            pred_spider = execute(gold.db_path, text, timeout=options.timeout, max_rows=options.max_rows)
-        row.update(
-            execution_outcomes(
-                gold.result,
-                pred_result,
-                example.gold_sql,
-                gold_spider=gold.spider_result,
-                pred_spider=pred_spider,
-            )
-        )
-        row["pred_elapsed"] = pred_result.elapsed
-        row["truncated"] = int(pred_result.truncated)
+        outcomes, pred_result = _execute_pair(gold, pred_sql, options)
+        row.update(outcomes)
         if pred_result.error and error is None:
             error, kind = pred_result.error, pred_result.error_kind
     else:
         row.update(va=None, ex=None, ex_spider=None, ex_bird=None, ex_archer=None)
-    if error is None and not pred_parsed.ok:
-        error, kind = f"does not parse: {pred_parsed.error}", "parse"
+    parse_error = row.pop("parse_error")
+    if error is None and parse_error is not None:
+        error, kind = f"does not parse: {parse_error}", "parse"
     row["error"], row["error_kind"] = error, kind
     return row
 

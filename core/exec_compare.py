@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from sqltriage.core.execution import ExecResult
 
 EX_MODES = ("spider", "bird", "archer")
+DB_FAULTS = frozenset({"db_missing", "db_unreadable", "db_locked"})  # failures that say nothing of the query
 DEFAULT_MODE = "spider"
 MAX_PERMUTATION_CANDIDATES = 5_000  # column orders verified before `spider` gives up as undecidable
 
@@ -275,8 +276,8 @@ def archer_eq(gold: Rows, pred: Rows, *, gold_ncols: int, pred_ncols: int, order
 def _undecidable(gold: ExecResult, pred: ExecResult) -> bool:
     """No verdict without a database or a gold result, nor on a result cut at the row cap."""
     return (
-        gold.error_kind == "db_missing"
-        or pred.error_kind == "db_missing"
+        gold.error_kind in DB_FAULTS
+        or pred.error_kind in DB_FAULTS
         or not gold.ok
         or gold.truncated
         or (pred.ok and pred.truncated)
@@ -338,8 +339,8 @@ def execution_outcomes(
     All None when the database is missing: such rows are left out of execution averages.
     """
     keys = ("va", "ex", *(f"ex_{m}" for m in EX_MODES))
-    if gold.error_kind == "db_missing" or pred.error_kind == "db_missing":
-        return dict.fromkeys(keys)
+    if gold.error_kind in DB_FAULTS or pred.error_kind in DB_FAULTS:
+        return dict.fromkeys(keys)  # the database, not the query, failed: no verdict either way
     gold_spider = gold_spider or _spider_rerun(gold)
     pred_spider = pred_spider or _spider_rerun(pred)
     out: dict[str, int | None] = {"va": int(pred.ok)}

@@ -58,6 +58,7 @@ ERROR_KINDS = (
     "multiple_statements",  # more than one statement
     "db_missing",  # no database file for this example
     "db_unreadable",  # the file exists but SQLite cannot open or read it
+    "db_locked",  # another program holds a lock on the file
 )
 
 # Pragmas that only read and cannot change any state, whatever argument they are given.
@@ -235,6 +236,8 @@ def _kind_of(exc: Exception, guard: _Guard, conn: sqlite3.Connection, sql: str) 
         return "syntax"
     if any(m in message for m in ("unable to open", "file is not a database", "disk image is malformed")):
         return "db_unreadable"
+    if "database is locked" in message or "database table is locked" in message:
+        return "db_locked"  # another program holds the file: not the query's fault
     # EXPLAIN compiles the statement without running it: if that fails too, the SQL never compiled.
     try:
         conn.execute("EXPLAIN " + sql).fetchmany(1)
