@@ -53,6 +53,7 @@ EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer")
 MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
 FACETS = ("hardness", "structural", "operators", "reasoning")
 TOP_CATEGORIES = 8
+HARDNESS_ORDER = ("easy", "medium", "hard", "extra")
 
 _PL_TYPES = {int: pl.Int64, float: pl.Float64, str: pl.Utf8}
 
@@ -139,6 +140,8 @@ def breakdown(frame: pl.DataFrame, facet: str, k: int = TOP_CATEGORIES) -> list[
         return []
     grouped = frame.with_columns(top_categories(frame, facet, k).alias("value"))
     order = grouped.get_column("value").value_counts(sort=True).get_column("value").to_list()
+    if facet == "hardness":
+        order.sort(key=lambda v: HARDNESS_ORDER.index(v) if v in HARDNESS_ORDER else len(HARDNESS_ORDER))
     if "other" in order:
         order = [v for v in order if v != "other"] + ["other"]
     rows = {(r["value"], r["model"]): r for r in _grouped(grouped, ["value", "model"])}

@@ -27,6 +27,10 @@ def fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
+def pct(value: float | None) -> str:
+    return "  —" if value is None else f"{value * 100:3.0f}"
+
+
 def print_report(report: dict[str, Any], console: Console) -> None:
     models = report["models"]
     t = Table(title="Metrics per model (EX in spider mode unless named)", title_justify="left")
@@ -47,11 +51,13 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         if not rows:
             continue
         names = [m["model"] for m in models]
-        bt = Table(title=f"EX / EM / PM by {facet}", title_justify="left")
-        bt.add_column(facet)
-        bt.add_column("n", justify="right")
+        bt = Table(title=f"EX / EM / PM (%) by {facet}", title_justify="left")
+        bt.add_column(facet, no_wrap=True, min_width=len(facet))
+        bt.add_column("n", justify="right", no_wrap=True)
         for name in names:
-            bt.add_column(f"{name}\nEX  EM  PM", justify="right")
+            bt.add_column(
+                f"{name}\n EX  EM  PM", justify="right", overflow="fold", min_width=11, max_width=11
+            )
         by_value: dict[str, dict[str, dict[str, Any]]] = {}
         for r in rows:
             by_value.setdefault(r["value"], {})[r["model"]] = r
@@ -60,7 +66,7 @@ def print_report(report: dict[str, Any], console: Console) -> None:
             cells = []
             for name in names:
                 r = per_model.get(name)
-                cells.append("" if r is None else f"{fmt(r['ex'])} {fmt(r['em'])} {fmt(r['pm'])}")
+                cells.append("" if r is None else f"{pct(r['ex'])} {pct(r['em'])} {pct(r['pm'])}")
             bt.add_row(value, str(n), *cells)
         console.print(bt)
     et = Table(title="Share of errors with a mismatch of each kind", title_justify="left")
