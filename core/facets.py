@@ -9,8 +9,8 @@ The app and the CLI share these definitions, so "near miss" means the same thing
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -75,6 +75,8 @@ class Filters:
 
     selected: Mapping[str, frozenset[str]] = field(default_factory=dict)
     search: str = ""
+    examples: frozenset[int] | None = None  # a fixed set of example indexes (a comparison cell), or none
+    examples_label: str = ""  # how the status line names that set
 
     def toggled(self, facet: str, value: str) -> Filters:
         current = set(self.selected.get(facet, frozenset()))
@@ -82,19 +84,22 @@ class Filters:
         selected = {k: v for k, v in self.selected.items() if k != facet}
         if current:
             selected[facet] = frozenset(current)
-        return Filters(selected, self.search)
+        return replace(self, selected=selected)
 
     def with_search(self, text: str) -> Filters:
-        return Filters(self.selected, text)
+        return replace(self, search=text)
+
+    def with_examples(self, examples: frozenset[int] | None, label: str = "") -> Filters:
+        return replace(self, examples=examples, examples_label=label if examples is not None else "")
 
     def cleared(self, facet: str | None = None) -> Filters:
         if facet is None:
             return Filters({}, "")
-        return Filters({k: v for k, v in self.selected.items() if k != facet}, self.search)
+        return replace(self, selected={k: v for k, v in self.selected.items() if k != facet})
 
     @property
     def active(self) -> bool:
-        return bool(self.search.strip()) or any(self.selected.values())
+        return bool(self.search.strip()) or any(self.selected.values()) or self.examples is not None
 
     def describe(self) -> str:
         """One line for the status bar: `model=a|b · outcome=EX fail · "text"`."""
@@ -103,9 +108,16 @@ class Filters:
             for facet, values in sorted(self.selected.items(), key=lambda kv: FACET_KEYS.index(kv[0]))
             if values
         ]
+        if self.examples is not None:
+            parts.append(self.examples_label or f"{len(self.examples)} chosen examples")
         if self.search.strip():
             parts.append(f'"{self.search.strip()}"')
         return " · ".join(parts) if parts else "no filter"
+
+
+def _tag_list(tags: pl.Expr) -> pl.Expr:
+    tags = tags.fill_null("")
+    return pl.when(tags == "").then(pl.lit([NONE_VALUE])).otherwise(tags.str.split(", "))
 
 
 def prepare(frame: pl.DataFrame) -> pl.DataFrame:
@@ -117,8 +129,7 @@ def prepare(frame: pl.DataFrame) -> pl.DataFrame:
         pl.col(c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}")
         for c in ("model", "structural", "operators", "hardness", "reasoning", "db_id")
     ]
-    tags = pl.col("tags").fill_null("")
-    tag_list = pl.when(tags == "").then(pl.lit([NONE_VALUE])).otherwise(tags.str.split(", "))
+    tag_list = _tag_list(pl.col("tags"))
     search = pl.concat_str(
         [pl.col(c).fill_null("") for c in SEARCH_COLUMNS], separator="\n"
     ).str.to_lowercase()
@@ -150,6 +161,8 @@ def filter_expr(filters: Filters, *, exclude: str | None = None) -> pl.Expr:
     """All active filters but `exclude`'s, as one expression."""
     parts = [facet_expr(f, v) for f, v in filters.selected.items() if v and f != exclude]
     parts.append(search_expr(filters.search))
+    if filters.examples is not None:
+        parts.append(pl.col("index").is_in(sorted(filters.examples)))
     return pl.all_horizontal(*parts)
 
 
@@ -167,6 +180,8 @@ def facet_counts(frame: pl.DataFrame, filters: Filters) -> dict[str, list[tuple[
     """
     out: dict[str, list[tuple[str, int]]] = {}
     base = frame.filter(search_expr(filters.search)) if filters.search.strip() else frame
+    if filters.examples is not None:
+        base = base.filter(pl.col("index").is_in(sorted(filters.examples)))
     for facet in FACET_KEYS:
         others = Filters({k: v for k, v in filters.selected.items() if k != facet})
         sub = base.filter(filter_expr(others)) if others.active else base
@@ -200,3 +215,105 @@ def outcome_names_matching(pattern: str) -> list[str]:
     """Outcome names containing `pattern` (case-insensitive), for commands that name an outcome loosely."""
     rx = re.compile(re.escape(pattern), re.I)
     return [n for n in OUTCOMES if rx.search(n)]
+
+
+# --- EX mode, in-place updates after a triage change, model comparison ----------------------------------
+
+EX_MODES = ("spider", "bird", "archer")
+
+
+def use_ex_mode(frame: pl.DataFrame, mode: str) -> pl.DataFrame:
+    """The frame with `ex` taken from `ex_<mode>` (before `prepare`); the stored `ex` is kept as `_ex_stored`.
+
+    The table, the facets and the summary then all speak of one mode; an export restores `ex`.
+    """
+    if mode not in EX_MODES:
+        raise ValueError(f"unknown EX mode {mode!r} (one of {', '.join(EX_MODES)})")
+    stored = frame.get_column("_ex_stored") if "_ex_stored" in frame.columns else frame.get_column("ex")
+    return frame.with_columns(stored.alias("_ex_stored"), pl.col(f"ex_{mode}").alias("ex"))
+
+
+def for_export(frame: pl.DataFrame) -> pl.DataFrame:
+    """`ex` as stored (the default mode of the export contract), whatever mode the screen shows."""
+    if "_ex_stored" in frame.columns:
+        return frame.with_columns(pl.col("_ex_stored").alias("ex"))
+    return frame
+
+
+def _pairs_frame(pairs: Mapping[tuple[int, str], str | None], column: str) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "index": [i for i, _ in pairs],
+            "model": [m for _, m in pairs],
+            column: list(pairs.values()),
+            "_hit": [True] * len(pairs),
+        },
+        schema={"index": pl.Int64, "model": pl.Utf8, column: pl.Utf8, "_hit": pl.Boolean},
+    )
+
+
+def _patched(frame: pl.DataFrame, pairs: Mapping[tuple[int, str], str | None], column: str) -> pl.DataFrame:
+    if not pairs:
+        return frame
+    upd = _pairs_frame(pairs, "_new")
+    joined = frame.join(upd, on=["index", "model"], how="left", maintain_order="left")
+    value = pl.when(pl.col("_hit").fill_null(False)).then(pl.col("_new")).otherwise(pl.col(column))
+    return joined.with_columns(value.alias(column)).drop("_new", "_hit")
+
+
+def with_tag_change(
+    frame: pl.DataFrame, pairs: Iterable[tuple[int, str]], tag: str, *, added: bool
+) -> pl.DataFrame:
+    """The prepared frame after `tag` was added to (or removed from) `pairs`: `tags` and the tag facet.
+
+    Only the touched rows change, so the table and the live counts follow a triage change at once
+    without reloading the workspace. Tags stay sorted and joined by ", " as the workspace lists them.
+    """
+    wanted = set(pairs)
+    if not wanted:
+        return frame
+    keys = pl.DataFrame(
+        {"index": [i for i, _ in wanted], "model": [m for _, m in wanted]},
+        schema={"index": pl.Int64, "model": pl.Utf8},
+    )
+    touched = frame.select("index", "model", "tags").join(keys, on=["index", "model"], how="semi")
+    new: dict[tuple[int, str], str | None] = {}
+    for index, model, tags in touched.iter_rows():
+        current = {t for t in (tags or "").split(", ") if t}
+        current = current | {tag} if added else current - {tag}
+        new[(index, model)] = ", ".join(sorted(current)) or None
+    out = _patched(frame, new, "tags")
+    return out.with_columns(_tag_list(pl.col("tags")).alias("_f_tag")) if "_f_tag" in out.columns else out
+
+
+def with_note(frame: pl.DataFrame, notes: Mapping[tuple[int, str], str]) -> pl.DataFrame:
+    """The frame with these notes set ("" clears one)."""
+    return _patched(frame, {k: (v if v.strip() else None) for k, v in notes.items()}, "note")
+
+
+COMPARE_CELLS = ("both pass", "only A passes", "only B passes", "neither passes")
+
+
+def compare_models(frame: pl.DataFrame, a: str, b: str) -> dict[str, frozenset[int]]:
+    """The 2×2 of two models on EX (in the frame's mode): example indexes per cell.
+
+    Examples where either model has no EX verdict (no database, not evaluated) are left out and
+    returned under "not comparable".
+    """
+    pick = frame.filter(pl.col("model").is_in([a, b])).select("index", "model", "ex")
+    wide = pick.pivot(on="model", index="index", values="ex", aggregate_function="first")
+    for m in (a, b):
+        if m not in wide.columns:
+            wide = wide.with_columns(pl.lit(None, dtype=pl.Int64).alias(m))
+    ca, cb = pl.col(a), pl.col(b)
+    cells = {
+        "both pass": (ca == 1) & (cb == 1),
+        "only A passes": (ca == 1) & (cb == 0),
+        "only B passes": (ca == 0) & (cb == 1),
+        "neither passes": (ca == 0) & (cb == 0),
+        "not comparable": ca.is_null() | cb.is_null(),
+    }
+    return {
+        name: frozenset(wide.filter(expr.fill_null(name == "not comparable")).get_column("index").to_list())
+        for name, expr in cells.items()
+    }

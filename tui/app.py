@@ -6,7 +6,9 @@ screen. Bindings carry ids so a keymap ({id: keys}) can remap any of them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -16,6 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from sqltriage.core.model import Dataset, PredictionSet
+from sqltriage.core.taxonomy import Taxonomy, default_taxonomy
+from sqltriage.core.triage import Change
 from sqltriage.core.workspace import Workspace
 from sqltriage.tui.screens.browse import BrowseScreen, Sources
 from sqltriage.tui.screens.help import HelpScreen
@@ -66,6 +70,31 @@ class ScreenActions(Provider):
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
 
 
+class WriteTurns:
+    """Workspace writes from worker threads, committed one at a time in the order the user made them."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._issued = 0
+        self._next = 0
+
+    def take(self) -> int:
+        with self._cond:
+            self._issued += 1
+            return self._issued - 1
+
+    @contextmanager
+    def turn(self, ticket: int) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: self._next == ticket)
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._next += 1
+                self._cond.notify_all()
+
+
 def _toggle(screen: BrowseScreen, facet: str, value: str) -> None:
     screen.filters = screen.filters.toggled(facet, value)
     screen.refilter()
@@ -87,6 +116,10 @@ class SqlTriageApp(App[None]):
         predictions: Sequence[PredictionSet],
         options: Any,
         keymap: Mapping[str, str] | None = None,
+        *,
+        ex_mode: str = "spider",
+        taxonomy: Taxonomy | None = None,
+        theme: str | None = None,
     ) -> None:
         super().__init__()
         self.workspace = workspace
@@ -94,9 +127,16 @@ class SqlTriageApp(App[None]):
         self.predictions = tuple(predictions)
         self.options = options
         self.keymap = dict(keymap or {})
+        self.ex_mode = ex_mode
+        self.taxonomy = taxonomy or default_taxonomy()
+        self.initial_theme = theme
         self.load_error = ""
+        self.undo_stack: list[Change] = []  # this session's changes, newest last
+        self.write_turns = WriteTurns()
 
     def on_mount(self) -> None:
+        if self.initial_theme and self.initial_theme in self.available_themes:
+            self.theme = self.initial_theme
         if self.keymap:
             self.set_keymap(self.keymap)
         self.push_screen(ProgressScreen(self.workspace.path, self.dataset, self.predictions, self.options))
@@ -112,7 +152,7 @@ class SqlTriageApp(App[None]):
             timeout=getattr(self.options, "timeout", 5.0),
             max_rows=getattr(self.options, "max_rows", 100_000),
         )
-        self.switch_screen(BrowseScreen(message.frame, sources, message.models))
+        self.switch_screen(BrowseScreen(message.frame, sources, message.models, ex_mode=self.ex_mode))
         if message.note:
             self.notify(message.note)
         if not self.predictions:
@@ -120,7 +160,9 @@ class SqlTriageApp(App[None]):
 
     def binding_entries(self) -> list[tuple[str, Binding]]:
         """Every binding a user may want, for the help screen (deduplicated by id)."""
+        from sqltriage.tui.screens.modals import Confirm, ExportDialog, NoteEditor, TagPicker
         from sqltriage.tui.screens.progress import ProgressScreen as _Progress
+        from sqltriage.tui.screens.summary import SummaryScreen
         from sqltriage.tui.widgets.detail_pane import DetailPane
         from sqltriage.tui.widgets.examples_table import ExamplesTable
         from sqltriage.tui.widgets.facet_panel import FacetPanel
@@ -133,6 +175,12 @@ class SqlTriageApp(App[None]):
             ("table", ExamplesTable),
             ("facets", FacetPanel),
             ("detail", DetailPane),
+            ("summary", SummaryScreen),
+            ("tag picker", TagPicker),
+            ("confirm", Confirm),
+            ("note", NoteEditor),
+            ("export", ExportDialog),
+            ("help", HelpScreen),
             ("opening", _Progress),
         ):
             for b in cls.BINDINGS:
@@ -156,10 +204,20 @@ def create_app(
     options: Any = None,
     *,
     keymap: Mapping[str, str] | None = None,
+    ex_mode: str = "spider",
+    taxonomy: Taxonomy | None = None,
+    theme: str | None = None,
 ) -> SqlTriageApp:
     """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early."""
     from sqltriage.core.evaluate import EvalOptions
 
     return SqlTriageApp(
-        Workspace.open(workspace), dataset, predictions, options or EvalOptions(), keymap=keymap
+        Workspace.open(workspace),
+        dataset,
+        predictions,
+        options or EvalOptions(),
+        keymap=keymap,
+        ex_mode=ex_mode,
+        taxonomy=taxonomy,
+        theme=theme,
     )

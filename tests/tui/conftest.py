@@ -70,3 +70,13 @@ async def running(ev: Evaluated, **kwargs) -> AsyncIterator[tuple[SqlTriageApp, 
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await wait_ready(app, pilot)
         yield app, pilot, screen
+
+
+@pytest.fixture
+def ws_copy(sample_ws: Evaluated, tmp_path: Path) -> Evaluated:
+    """The evaluated sample in a file of this test's own, for tests that write tags and notes."""
+    import shutil
+
+    path = tmp_path / "copy.sqltriage.db"
+    shutil.copyfile(sample_ws.workspace, path)
+    return Evaluated(sample_ws.inputs, path, sample_ws.frame)

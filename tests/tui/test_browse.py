@@ -153,7 +153,7 @@ def failing_row(frame: pl.DataFrame) -> dict:
 
 async def goto(app, pilot, screen, row: dict) -> None:  # type: ignore[no-untyped-def]
     await toggle(app, pilot, "model", row["model"])
-    await pilot.press("t")
+    await pilot.press("l")
     target = screen.view.get_column("index").to_list().index(row["index"])
     for _ in range(target):
         await pilot.press("j")

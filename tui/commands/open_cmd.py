@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import tomllib
 from pathlib import Path
 
-from sqltriage.core.errors import UsageError
+from sqltriage.core.taxonomy import load_taxonomy
+from sqltriage.tui.config import load_config
 from sqltriage.tui.inputs import default_workspace, load_inputs
 
 
@@ -15,27 +15,6 @@ def data_home() -> Path:
     """Where the sample's workspace goes: the user's data folder, never the installed package."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "sqltriage"
-
-
-def keymap_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "sqltriage" / "keymap.toml"
-
-
-def load_keymap(path: Path) -> dict[str, str]:
-    """`[keymap]` table of binding id = keys (e.g. `"browse.search" = "ctrl+f"`); no file, no remapping."""
-    if not path.exists():
-        return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(
-            f"cannot read the keymap ({exc})", path=path, hint="fix or remove the file"
-        ) from None
-    table = data.get("keymap", {})
-    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
-        raise UsageError("[keymap] must map binding ids to key strings", path=path)
-    return {str(k): v for k, v in table.items()}
 
 
 def sample_args(args: argparse.Namespace) -> argparse.Namespace:
@@ -64,8 +43,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         workspace = default_workspace(inputs.dataset)
     workspace.parent.mkdir(parents=True, exist_ok=True)
+    config = load_config()
     app = create_app(
-        workspace, inputs.dataset, inputs.predictions, options_from(args), keymap=load_keymap(keymap_path())
+        workspace,
+        inputs.dataset,
+        inputs.predictions,
+        options_from(args),
+        keymap=config.keys,
+        ex_mode=config.default_ex_mode,
+        taxonomy=load_taxonomy(config.taxonomy),
+        theme=config.theme,
     )
     app.run()
     return 1 if app.load_error else 0

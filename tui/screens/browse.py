@@ -1,13 +1,16 @@
-"""The browse screen: facets, the examples table with "n of N", and the detail of the highlighted row.
+"""The browse screen: facets, the examples table with "n of N", the detail of the highlighted row, triage.
 
-State lives here (the full frame, the filters, the sort); filtering, detail analysis and live queries
-run in thread workers that post messages, and only the handlers below touch widgets.
+State lives here (the full frame, the filters, the sort); filtering, detail analysis, live queries,
+workspace writes and exports run in thread workers that post messages, and only the handlers below
+touch widgets. A triage change is shown as saved only once its transaction has committed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,6 +30,9 @@ from textual_fastdatatable import DataTable
 
 from sqltriage.core import facets
 from sqltriage.core.model import Schema
+from sqltriage.core.suggest import Suggestion
+from sqltriage.core.triage import Change
+from sqltriage.tui.screens.modals import Confirm, ExportDialog, NoteEditor, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import SORT_COLUMNS, ExamplesTable, display_arrow
 from sqltriage.tui.widgets.facet_panel import FacetPanel
@@ -54,10 +60,11 @@ class FiltersApplied(Message):
 
 
 class DetailReady(Message):
-    def __init__(self, key: RowKey, tabs: dict[str, RenderableType]) -> None:
+    def __init__(self, key: RowKey, tabs: dict[str, RenderableType], suggestions: list[Suggestion]) -> None:
         super().__init__()
         self.key = key
         self.tabs = tabs
+        self.suggestions = suggestions
 
 
 class LiveResult(Message):
@@ -68,11 +75,35 @@ class LiveResult(Message):
         self.outcomes = outcomes
 
 
+class Saved(Message):
+    """A triage change committed to the workspace (or the error that stopped it)."""
+
+    def __init__(self, change: Change | None, *, undo: bool = False, error: str = "") -> None:
+        super().__init__()
+        self.change, self.undo, self.error = change, undo, error
+
+
+class Exported(Message):
+    def __init__(self, path: Path, rows: int, error: str = "") -> None:
+        super().__init__()
+        self.path, self.rows, self.error = path, rows, error
+
+
 class BrowseScreen(Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", id="browse.search"),
         Binding("f", "focus_facets", "Facets", id="browse.facets"),
-        Binding("t", "focus_table", "Table", id="browse.table"),
+        Binding("l", "focus_table", "Table", id="browse.table"),
+        Binding("t", "tag", "Tag", id="browse.tag"),
+        Binding("T", "tag_all", "Tag all filtered", id="browse.tag_all"),
+        Binding("a", "accept_suggestion", "Accept suggestion", id="browse.accept"),
+        Binding("d", "untag", "Remove tag", id="browse.untag"),
+        Binding("D", "untag_all", "Remove tag from all filtered", show=False, id="browse.untag_all"),
+        Binding("u", "undo", "Undo", id="browse.undo"),
+        Binding("n", "note", "Note", id="browse.note"),
+        Binding("e", "export", "Export CSV", id="browse.export"),
+        Binding("m", "summary", "Summary", id="browse.summary"),
+        Binding("r", "toggle_resolve", "Aliases as written/resolved", show=False, id="browse.resolve"),
         Binding("enter", "open_detail", "Detail", id="browse.detail"),
         Binding("left_square_bracket", "prev_model", "Prev model", id="browse.prev_model", key_display="["),
         Binding("right_square_bracket", "next_model", "Next model", id="browse.next_model", key_display="]"),
@@ -83,11 +114,18 @@ class BrowseScreen(Screen):
         Binding("2", "show_tab('breakdown')", "Breakdown tab", show=False, id="browse.tab_breakdown"),
         Binding("3", "show_tab('results')", "Results tab", show=False, id="browse.tab_results"),
         Binding("4", "show_tab('question')", "Question tab", show=False, id="browse.tab_question"),
+        Binding("5", "show_tab('triage')", "Triage tab", show=False, id="browse.tab_triage"),
         Binding("escape", "back", "Back", show=False, id="browse.back"),
     ]
 
-    def __init__(self, frame: pl.DataFrame, sources: Sources, models: list[str]) -> None:
+    def __init__(
+        self, frame: pl.DataFrame, sources: Sources, models: list[str], *, ex_mode: str = "spider"
+    ) -> None:
         super().__init__()
+        self.ex_mode = ex_mode
+        self.resolve_aliases = True
+        self.suggestions: dict[RowKey, list[Suggestion]] = {}
+        self.saved_log: list[str] = []  # every change shown as saved, in order (what the user was told)
         self.frame = frame  # prepared (core.facets.prepare), every (example, model)
         self.sources = sources
         self.models = models
@@ -153,7 +191,7 @@ class BrowseScreen(Screen):
         status = Text()
         status.append(f"{self.view.height:,} of {self.frame.height:,}", style="bold")
         status.append(
-            f" (example, model) rows · {self.filters.describe()}{sort} · EX in spider mode", style=""
+            f" (example, model) rows · {self.filters.describe()}{sort} · EX in {self.ex_mode} mode", style=""
         )
         self.query_one("#status", Static).update(status)
 
@@ -209,13 +247,14 @@ class BrowseScreen(Screen):
         detail = self.query_one(DetailPane)
         if row is None:
             self.current = None
-            for key in ("sql", "breakdown", "results", "question"):
+            for key in ("sql", "breakdown", "results", "question", "triage"):
                 detail.set_tab(key, Text("no row matches the filter", style="dim"))
             return
         key = (row["index"], row["model"])
         if key == self.current:
             return
         self.current = key
+        self._show_triage()
         detail.editor.text = row.get("pred_sql") or ""
         self._live_key = None
         self._detail_worker(key, row)
@@ -224,27 +263,34 @@ class BrowseScreen(Screen):
 
     @work(thread=True, exclusive=True, group="detail")
     def _detail_worker(self, key: RowKey, row: dict[str, Any]) -> None:
+        from sqltriage.core.sql.diff import sql_diff
         from sqltriage.core.sql.partial_match import partial_match
-        from sqltriage.tui.widgets.detail_render import render_breakdown, render_question
-        from sqltriage.tui.widgets.sql_diff import render_sql_diff, sql_diff
+        from sqltriage.core.suggest import suggest_causes
+        from sqltriage.tui.widgets.detail_render import render_breakdown, render_question, render_sql_diff
 
         schema = self.sources.schemas.get(row["db_id"])
         gold, pred = row.get("gold_sql") or "", row.get("pred_sql") or ""
+        resolve = self.resolve_aliases
+        diff = sql_diff(gold, pred, schema, resolve=resolve)
         tabs: dict[str, RenderableType] = {
-            "sql": render_sql_diff(sql_diff(gold, pred), error=row.get("error"))
+            "sql": render_sql_diff(diff, error=row.get("error"), resolved=resolve)
         }
         if get_current_worker().is_cancelled:
             return
-        tabs["breakdown"] = render_breakdown(partial_match(gold, pred, schema))
+        breakdown = partial_match(gold, pred, schema)
+        tabs["breakdown"] = render_breakdown(breakdown)
         tabs["question"] = render_question(row, self.sources.databases.get(row["db_id"]))
-        self.post_message(DetailReady(key, tabs))
+        found = suggest_causes(breakdown, ex=row.get("ex"), va=row.get("va"), error=row.get("error"))
+        self.post_message(DetailReady(key, tabs, found))
 
     def on_detail_ready(self, message: DetailReady) -> None:
+        self.suggestions[message.key] = message.suggestions
         if message.key != self.current:
             return
         detail = self.query_one(DetailPane)
         for key, renderable in message.tabs.items():
             detail.set_tab(key, renderable)
+        self._show_triage()
 
     @on(TabbedContent.TabActivated, "#detail-tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -357,3 +403,245 @@ class BrowseScreen(Screen):
                 self.query_one(ExamplesTable).move_cursor(row=row)
                 return
         self.notify(f"example #{index} has no other model under the current filter", severity="warning")
+
+    # --- triage: tags, notes, undo ----------------------------------------------------------------
+
+    def _triage_row(self) -> dict[str, Any] | None:
+        """The current row as the full frame has it: triage changes land there first."""
+        if self.current is None:
+            return None
+        index, model = self.current
+        hits = self.frame.filter((pl.col("index") == index) & (pl.col("model") == model))
+        return hits.row(0, named=True) if hits.height else None
+
+    def _show_triage(self) -> None:
+        from sqltriage.tui.widgets.detail_render import render_triage
+
+        row = self._triage_row()
+        if row is None:
+            return
+        key = (row["index"], row["model"])
+        self.query_one(DetailPane).set_tab(
+            "triage",
+            render_triage(row.get("tags") or "", row.get("note") or "", self.suggestions.get(key, [])),
+        )
+
+    def _filtered_pairs(self) -> list[RowKey]:
+        return [(int(i), str(m)) for i, m in self.view.select("index", "model").iter_rows()]
+
+    def _used_tags(self) -> list[str]:
+        tags = self.frame.get_column("_f_tag").explode().unique().sort().to_list()
+        return [t for t in tags if t and t != facets.NONE_VALUE]
+
+    def _row_tags(self, row: dict[str, Any]) -> list[str]:
+        return [t for t in (row.get("tags") or "").split(", ") if t]
+
+    def action_tag(self) -> None:
+        row = self._triage_row()
+        if row is None:
+            return
+        key = (row["index"], row["model"])
+        have = set(self._row_tags(row))
+        picker = TagPicker(
+            self.app.taxonomy,  # type: ignore[attr-defined]
+            title=f"tag #{key[0]} · {key[1]}",
+            suggestions=[s for s in self.suggestions.get(key, []) if s.tag not in have],
+            used=self._used_tags(),
+        )
+
+        def picked(tag: str | None) -> None:
+            if tag:
+                self.save("tag", [key], tag)
+
+        self.app.push_screen(picker, picked)
+
+    def action_tag_all(self) -> None:
+        pairs = self._filtered_pairs()
+        if not pairs:
+            self.notify("no row matches the filter: nothing to tag", severity="warning")
+            return
+        picker = TagPicker(
+            self.app.taxonomy,  # type: ignore[attr-defined]
+            title=f"tag all {len(pairs):,} rows of the filter ({self.filters.describe()})",
+            used=self._used_tags(),
+        )
+
+        def confirmed(tag: str, yes: bool | None) -> None:
+            if yes:
+                self.save("tag", pairs, tag)
+
+        def picked(tag: str | None) -> None:
+            if tag:
+                question = f"Tag all {len(pairs):,} rows of the current filter with {tag!r}?"
+                self.app.push_screen(Confirm(question), partial(confirmed, tag))
+
+        self.app.push_screen(picker, picked)
+
+    def action_accept_suggestion(self) -> None:
+        row = self._triage_row()
+        if row is None:
+            return
+        key = (row["index"], row["model"])
+        have = set(self._row_tags(row))
+        pending = [s for s in self.suggestions.get(key, []) if s.tag not in have]
+        if not pending:
+            self.notify("no suggested cause left for this row")
+            return
+        self.save("tag", [key], pending[0].tag)
+
+    def action_untag(self) -> None:
+        row = self._triage_row()
+        if row is None:
+            return
+        key = (row["index"], row["model"])
+        tags = self._row_tags(row)
+        if not tags:
+            self.notify("this row has no tag to remove")
+            return
+
+        def picked(tag: str | None) -> None:
+            if tag:
+                self.save("untag", [key], tag)
+
+        picker = TagPicker(self.app.taxonomy, title=f"remove a tag from #{key[0]} · {key[1]}", only=tags)  # type: ignore[attr-defined]
+        self.app.push_screen(picker, picked)
+
+    def action_untag_all(self) -> None:
+        pairs = self._filtered_pairs()
+        tags = sorted(set(self.view.get_column("_f_tag").explode().to_list()) - {facets.NONE_VALUE})
+        if not tags:
+            self.notify("no row of the filter has a tag")
+            return
+
+        def confirmed(tag: str, yes: bool | None) -> None:
+            if yes:
+                self.save("untag", pairs, tag)
+
+        def picked(tag: str | None) -> None:
+            if tag:
+                question = f"Remove {tag!r} from every row of the current filter ({len(pairs):,} rows)?"
+                self.app.push_screen(Confirm(question), partial(confirmed, tag))
+
+        picker = TagPicker(self.app.taxonomy, title="remove a tag from every filtered row", only=tags)  # type: ignore[attr-defined]
+        self.app.push_screen(picker, picked)
+
+    def action_note(self) -> None:
+        row = self._triage_row()
+        if row is None:
+            return
+        key = (row["index"], row["model"])
+
+        def edited(text: str | None) -> None:
+            if text is not None and text != (row.get("note") or ""):
+                self.save("note", [key], text)
+
+        self.app.push_screen(NoteEditor(f"note on #{key[0]} · {key[1]}", row.get("note") or ""), edited)
+
+    def action_undo(self) -> None:
+        stack: list[Change] = self.app.undo_stack  # type: ignore[attr-defined]
+        if not stack:
+            self.notify("nothing to undo")
+            return
+        self.save("undo", [], "", undo_of=stack.pop())
+
+    def save(self, kind: str, pairs: list[RowKey], value: str, *, undo_of: Change | None = None) -> None:
+        """Write one change in a worker; the screen shows it once `Saved` says it committed."""
+        turn = self.app.write_turns.take()  # type: ignore[attr-defined]
+        self._save_worker(turn, kind, pairs, value, undo_of)
+
+    @work(thread=True, group="save")
+    def _save_worker(
+        self, turn: int, kind: str, pairs: list[RowKey], value: str, undo_of: Change | None
+    ) -> None:
+        from sqltriage.core import triage
+
+        ws = self.app.workspace  # type: ignore[attr-defined]
+        with self.app.write_turns.turn(turn):  # type: ignore[attr-defined]  # changes commit in the order made
+            try:
+                if undo_of is not None:
+                    change = triage.undo(ws, undo_of)
+                elif kind == "tag":
+                    change = triage.add_tag(ws, pairs, value)
+                elif kind == "untag":
+                    change = triage.remove_tag(ws, pairs, value)
+                else:
+                    change = triage.set_note(ws, pairs[0], value)
+            except Exception as exc:  # shown, never a crash: the workspace kept its last committed state
+                self.post_message(Saved(None, error=str(exc)))
+                return
+        self.post_message(Saved(change, undo=undo_of is not None))
+
+    def on_saved(self, message: Saved) -> None:
+        change = message.change
+        if change is None:
+            self.notify(f"not saved: {message.error}", severity="error", timeout=10)
+            return
+        if change.kind in ("tag", "untag"):
+            self.frame = facets.with_tag_change(
+                self.frame, change.pairs, change.tag, added=change.kind == "tag"
+            )
+        else:
+            self.frame = facets.with_note(self.frame, change.notes_after)
+        if not message.undo and change.pairs:
+            self.app.undo_stack.append(change)  # type: ignore[attr-defined]
+        text = ("undone: " if message.undo else "saved: ") + change.describe()
+        self.saved_log.append(text)
+        self.notify(text)
+        self.refilter()
+        self._show_triage()
+
+    # --- export and summary -----------------------------------------------------------------------
+
+    def default_export_name(self) -> str:
+        name = getattr(self.app, "dataset", None)
+        base = re.sub(r"[^A-Za-z0-9]+", "-", getattr(name, "name", "") or "sqltriage").strip("-")
+        what = "all" if not self.filters.active else re.sub(r"[^A-Za-z0-9]+", "-", self.filters.describe())
+        return f"{base}-{what.strip('-')[:60]}.csv"
+
+    def action_export(self) -> None:
+        view = self.view
+        if view.is_empty():
+            self.notify("no row matches the filter: nothing to export", severity="warning")
+            return
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self._export_worker(view, Path(path).expanduser())
+
+        self.app.push_screen(ExportDialog(view.height, self.default_export_name()), chosen)
+
+    @work(thread=True, group="export")
+    def _export_worker(self, view: pl.DataFrame, path: Path) -> None:
+        from sqltriage.core.export import write_csv
+
+        try:
+            n = write_csv(facets.for_export(view), path)
+        except Exception as exc:
+            self.post_message(Exported(path, 0, str(exc)))
+            return
+        self.post_message(Exported(path.resolve(), n))
+
+    def on_exported(self, message: Exported) -> None:
+        if message.error:
+            self.notify(f"export failed ({message.path}): {message.error}", severity="error", timeout=10)
+        else:
+            self.notify(f"exported {message.rows:,} rows to {message.path}", timeout=8)
+
+    def action_summary(self) -> None:
+        from sqltriage.tui.screens.summary import SummaryScreen
+
+        self.app.push_screen(SummaryScreen(self.frame, self.models, ex_mode=self.ex_mode))
+
+    def show_examples(self, models: list[str], examples: frozenset[int], label: str) -> None:
+        """Browse exactly these examples under these models (a comparison cell), other filters cleared."""
+        self.filters = facets.Filters({"model": frozenset(models)}).with_examples(examples, label)
+        search = self.query_one("#search", Input)
+        with search.prevent(Input.Changed):
+            search.value = ""
+        self.refilter()
+
+    def action_toggle_resolve(self) -> None:
+        self.resolve_aliases = not self.resolve_aliases
+        row = self._current_row()
+        if row is not None:
+            self._detail_worker((row["index"], row["model"]), row)

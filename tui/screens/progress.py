@@ -97,7 +97,7 @@ class ProgressScreen(Screen):
     @work(thread=True, exclusive=True, group="open")
     def _open_worker(self) -> None:
         from sqltriage.core.evaluate import evaluate
-        from sqltriage.core.facets import prepare
+        from sqltriage.core.facets import prepare, use_ex_mode
         from sqltriage.core.report import load_frame
 
         app = self.app
@@ -119,7 +119,8 @@ class ProgressScreen(Screen):
                     else f"evaluated {summary.computed} pairs in {summary.elapsed:.1f} s"
                 )
             names = [p.name for p in self.predictions]
-            frame = prepare(load_frame(ws, names or None))
+            mode = getattr(app, "ex_mode", "spider")
+            frame = prepare(use_ex_mode(load_frame(ws, names or None), mode))
             models = [m for m in ws.models() if not names or m in names]
         except Exception as exc:  # shown to the user instead of a traceback on a torn-down screen
             self.post_message(Loaded(None, [], error=str(exc)))

@@ -1,4 +1,4 @@
-"""The detail of the highlighted row: SQL diff, partial-match breakdown, live results, question."""
+"""The detail of the highlighted row: SQL diff, partial-match breakdown, live results, question, triage."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ TABS: tuple[tuple[str, str], ...] = (
     ("breakdown", "Breakdown"),
     ("results", "Results"),
     ("question", "Question"),
+    ("triage", "Triage"),
 )
 
 

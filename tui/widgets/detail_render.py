@@ -15,11 +15,16 @@ from rich.table import Table
 from rich.text import Text
 
 from sqltriage.core.execution import EX_MODES, ExecResult, PairRun
+from sqltriage.core.sql.diff import EQUAL, GOLD_ONLY, SqlDiff
 from sqltriage.core.sql.partial_match import ComponentDiff, MatchBreakdown
+from sqltriage.core.suggest import Suggestion
 
 MAX_SHOWN_ROWS = 50  # result rows drawn per side; the counts always cover every row fetched
 _MISSING_STYLE = "white on dark_red"
 _EXTRA_STYLE = "white on dark_green"
+# Marks with their own background read the same on light and dark terminals; keywords are only bold.
+GOLD_ONLY_STYLE = "bold white on dark_red"
+PRED_ONLY_STYLE = "bold white on dark_green"
 
 
 def _score(x: float | None) -> str:
@@ -139,7 +144,7 @@ def render_question(row: Mapping[str, Any], db_path: Path | None) -> RenderableT
     """The question and what the dataset says about it, annotations and inferences told apart."""
     out = Text()
     out.append(f"#{row.get('index')}  ", style="bold")
-    out.append(f"{row.get('db_id')}", style="cyan")
+    out.append(f"{row.get('db_id')}", style="bold underline")
     out.append("  (database missing)\n" if db_path is None else "\n", style="red" if db_path is None else "")
     out.append(f"\n{row.get('question') or ''}\n\n", style="bold")
     for key, label in (("evidence", "evidence"), ("commonsense", "commonsense knowledge")):
@@ -181,3 +186,83 @@ def render_question(row: Mapping[str, Any], db_path: Path | None) -> RenderableT
             out, Text("not computed for this workspace (no spaCy pipeline, or features off)", style="dim")
         )
     return Group(out, table)
+
+
+# --- SQL diff ---------------------------------------------------------------------------------------
+
+
+def _clause_text(tokens: tuple, mark: str) -> Text:  # type: ignore[type-arg]
+    out = Text()
+    for tok in tokens:
+        if tok.space and out.plain:
+            out.append(" ")
+        style = mark if tok.kind != EQUAL else ("bold" if tok.text.isupper() and tok.text.isalpha() else "")
+        out.append(tok.text, style=style)
+    return out
+
+
+def render_sql_diff(diff: SqlDiff, *, error: str | None = None, resolved: bool = True) -> RenderableType:
+    """Clause by clause, gold | prediction, the differing tokens marked; then what only one side has."""
+    grid = Table.grid(expand=True, padding=(0, 2))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(ratio=1)
+    grid.add_column(ratio=1)
+    grid.add_row("", Text("gold", style="bold underline"), Text("prediction", style="bold underline"))
+    for clause in diff.clauses:
+        gold = _clause_text(clause.gold, GOLD_ONLY_STYLE)
+        pred = _clause_text(clause.pred, PRED_ONLY_STYLE)
+        name = clause.clause + ("" if clause.equal else " ≠")
+        grid.add_row(
+            name,
+            gold if gold.plain else Text("—", style="dim"),
+            pred if pred.plain else Text("—", style="dim"),
+        )
+    parts: list[RenderableType] = [grid, Text("")]
+    gold_only = [t.text for c in diff.clauses for t in c.gold if t.kind == GOLD_ONLY]
+    pred_only = [t.text for c in diff.clauses for t in c.pred if t.kind != EQUAL]
+    if diff.identical:
+        parts.append(Text("same query" + (" once aliases are resolved" if resolved else ""), style="bold"))
+    else:
+        summary = Text()
+        summary.append("only in gold: ", style="bold")
+        summary.append(" ".join(gold_only) or "—", style=GOLD_ONLY_STYLE if gold_only else "")
+        summary.append("\nonly in prediction: ", style="bold")
+        summary.append(" ".join(pred_only) or "—", style=PRED_ONLY_STYLE if pred_only else "")
+        parts.append(summary)
+    for side, err in (("gold", diff.gold_error), ("prediction", diff.pred_error)):
+        if err:
+            parts.append(Text(f"{side} does not parse: {err}", style="bold red"))
+    if error:
+        parts.append(Text(f"\nerror: {error}", style="bold red"))
+    parts.append(
+        Text(
+            "aliases resolved (T1.name → singer.name); r shows them as written"
+            if resolved
+            else "aliases as written; r resolves them",
+            style="dim",
+        )
+    )
+    return Group(*parts)
+
+
+# --- triage -----------------------------------------------------------------------------------------
+
+
+def render_triage(tags: str, note: str, suggestions: list[Suggestion]) -> RenderableType:
+    """The row's tags, the suggested causes not applied yet (a accepts the first), and its note."""
+    out = Text()
+    out.append("tags: ", style="bold")
+    out.append(tags or "none yet (t to tag)", style="" if tags else "dim")
+    out.append("\n\nsuggested causes", style="bold underline")
+    have = {t for t in tags.split(", ") if t}
+    pending = [s for s in suggestions if s.tag not in have]
+    if not pending:
+        out.append("\n  none" if not suggestions else "\n  all applied", style="dim")
+    for i, s in enumerate(pending):
+        out.append("\n  ")
+        out.append("a → " if i == 0 else "    ", style="bold reverse" if i == 0 else "")
+        out.append(f" {s.tag}", style="bold")
+        out.append(f"  {s.reason}", style="dim")
+    out.append("\n\nnote: ", style="bold")
+    out.append(note or "none (n to write one)", style="" if note else "dim")
+    return out

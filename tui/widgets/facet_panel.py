@@ -62,9 +62,9 @@ class FacetPanel(OptionList):
             options.append(Option(title, id=f"{facet}{_SEP}", disabled=True))
             for value, n in values:
                 on = value in chosen
-                prompt = Text("● " if on else "○ ", style="bold yellow" if on else "dim")
-                prompt.append(value, style="bold" if on else "" if n else "dim")
-                prompt.append(f"  {n}", style="cyan" if n else "dim")
+                prompt = Text("● " if on else "○ ", style="bold" if on else "dim")
+                prompt.append(value, style="bold underline" if on else "" if n else "dim")
+                prompt.append(f"  {n}", style="bold" if n else "dim")
                 options.append(Option(prompt, id=f"{facet}{_SEP}{value}"))
         self.clear_options()
         self.add_options(options)

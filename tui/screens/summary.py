@@ -1,0 +1,244 @@
+"""The summary screen: metrics by category as charts, the 2×2 model comparison, the dataset view.
+
+The report is computed in a worker from the browse screen's frame (so it follows the EX mode and
+every tag saved so far); a comparison cell opens on the browse screen as a filter. The dataset
+analysis is slow (spaCy over every question), so it runs in a worker once per dataset version and is
+kept in the workspace's meta table.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any, ClassVar
+
+import polars as pl
+from rich.console import Console, RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Label, Select, Static, TabbedContent, TabPane
+
+from sqltriage.core import facets
+from sqltriage.tui.widgets.charts import METRICS, summary_renderable
+
+ANALYSIS_META = "analysis:"  # + dataset fingerprint
+
+
+class ReportReady(Message):
+    def __init__(self, renderables: dict[str, RenderableType]) -> None:
+        super().__init__()
+        self.renderables = renderables
+
+
+class AnalysisReady(Message):
+    def __init__(self, renderable: RenderableType, cached: bool) -> None:
+        super().__init__()
+        self.renderable, self.cached = renderable, cached
+
+
+def render_analysis(report: dict[str, Any], width: int = 150) -> Text:
+    """The `analyze` command's tables, drawn once and kept as styled text."""
+    from sqltriage.tui.commands.analyze import render
+
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=True, color_system="standard")
+    render(report, console)
+    return Text.from_ansi(out.getvalue())
+
+
+class SummaryScreen(Screen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back to browse", id="summary.back"),
+        Binding("m", "next_metric", "EX / EM / PM", id="summary.metric"),
+        Binding("1", "show_tab('metrics')", "Metrics tab", show=False, id="summary.tab_metrics"),
+        Binding("2", "show_tab('compare')", "Compare tab", show=False, id="summary.tab_compare"),
+        Binding("3", "show_tab('dataset')", "Dataset tab", show=False, id="summary.tab_dataset"),
+    ]
+
+    def __init__(self, frame: pl.DataFrame, models: list[str], *, ex_mode: str = "spider") -> None:
+        super().__init__()
+        self.frame = frame
+        self.models = models
+        self.ex_mode = ex_mode
+        self.metric = "ex"
+        self.renderables: dict[str, RenderableType] = {}
+        self.cells: dict[str, frozenset[int]] = {}
+        self.analysis_shown = False
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(id="summary-tabs", initial="sum-metrics"):
+            with TabPane("Metrics", id="sum-metrics"), VerticalScroll():
+                yield Static(Text("computing…", style="dim"), id="metrics-body")
+            with TabPane("Compare", id="sum-compare"):
+                options = [(m, m) for m in self.models]
+                with Horizontal(id="compare-pick"):
+                    yield Label("A ")
+                    yield Select(options, value=self.models[0], allow_blank=False, id="model-a")
+                    yield Label("  B ")
+                    yield Select(
+                        options,
+                        value=self.models[min(1, len(self.models) - 1)],
+                        allow_blank=False,
+                        id="model-b",
+                    )
+                yield Label("", id="compare-title")
+                with Grid(id="compare-grid"):
+                    yield Label("")
+                    yield Label("B passes", classes="head")
+                    yield Label("B fails", classes="head")
+                    yield Label("A passes", classes="head")
+                    yield Button("", id="cell-both-pass")
+                    yield Button("", id="cell-only-a")
+                    yield Label("A fails", classes="head")
+                    yield Button("", id="cell-only-b")
+                    yield Button("", id="cell-neither")
+                yield Label("", id="compare-note")
+            with TabPane("Dataset", id="sum-dataset"), VerticalScroll():
+                yield Static(
+                    Text("the dataset analysis runs when this tab opens", style="dim"), id="dataset-body"
+                )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._report_worker()
+        self._update_compare()
+
+    # --- metrics ------------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="summary")
+    def _report_worker(self) -> None:
+        from sqltriage.core.report import full_report
+
+        report = full_report(self.frame)
+        self.post_message(
+            ReportReady({m: summary_renderable(report, self.frame, m, self.ex_mode) for m in METRICS})
+        )
+
+    def on_report_ready(self, message: ReportReady) -> None:
+        self.renderables = message.renderables
+        self._show_metric()
+
+    def _show_metric(self) -> None:
+        if self.renderables:
+            self.query_one("#metrics-body", Static).update(self.renderables[self.metric])
+
+    def action_next_metric(self) -> None:
+        keys = list(METRICS)
+        self.metric = keys[(keys.index(self.metric) + 1) % len(keys)]
+        self._show_metric()
+
+    def metrics_text(self, width: int = 160) -> str:
+        """What the metrics tab shows, as plain text."""
+        renderable = self.renderables.get(self.metric)
+        if renderable is None:
+            return ""
+        out = io.StringIO()
+        Console(file=out, width=width, color_system=None, force_terminal=False).print(renderable)
+        return out.getvalue()
+
+    # --- comparison ---------------------------------------------------------------------------------
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        a = self.query_one("#model-a", Select).value
+        b = self.query_one("#model-b", Select).value
+        return str(a), str(b)
+
+    @on(Select.Changed)
+    def _model_changed(self) -> None:
+        self._update_compare()
+
+    def _update_compare(self) -> None:
+        a, b = self.pair
+        if a == b:
+            self.query_one("#compare-title", Label).update("pick two different models")
+            self.cells = {}
+        else:
+            self.cells = facets.compare_models(self.frame, a, b)
+            self.query_one("#compare-title", Label).update(
+                f"A = {a}   B = {b}   (EX in {self.ex_mode} mode; enter on a cell browses its examples)"
+            )
+        for button_id, cell in _CELL_BUTTONS.items():
+            n = len(self.cells.get(cell, ()))
+            self.query_one(f"#{button_id}", Button).label = f"{cell}\n{n:,}" if self.cells else "—"
+        skipped = len(self.cells.get("not comparable", ()))
+        self.query_one("#compare-note", Label).update(
+            f"{skipped:,} examples without an EX verdict for both models are left out" if skipped else ""
+        )
+
+    def cell_count(self, cell: str) -> int:
+        return len(self.cells.get(cell, ()))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        cell = _CELL_BUTTONS.get(event.button.id or "")
+        if cell is not None:
+            self.open_cell(cell)
+
+    def open_cell(self, cell: str) -> None:
+        """Back to browse with the cell's examples (both models' rows) as the filter."""
+        from sqltriage.tui.screens.browse import BrowseScreen
+
+        if not self.cells:
+            return
+        a, b = self.pair
+        examples = self.cells.get(cell, frozenset())
+        label = f"{a} vs {b}: {cell.replace('A', a).replace('B', b)} ({len(examples):,} examples)"
+        self.dismiss_to_browse()
+        screen = self.app.screen
+        if isinstance(screen, BrowseScreen):
+            screen.show_examples([a, b], examples, label)
+
+    def dismiss_to_browse(self) -> None:
+        self.app.pop_screen()
+
+    # --- dataset ------------------------------------------------------------------------------------
+
+    @on(TabbedContent.TabActivated, "#summary-tabs")
+    def _tab(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "sum-dataset" and not self.analysis_shown:
+            self.analysis_shown = True
+            self._analysis_worker()
+
+    @work(thread=True, exclusive=True, group="analysis")
+    def _analysis_worker(self) -> None:
+        from sqltriage.core.workspace import dataset_fingerprint
+
+        app: Any = self.app
+        key = ANALYSIS_META + dataset_fingerprint(app.dataset)
+        cached = app.workspace.get_meta(key)
+        report = json.loads(cached) if cached else None
+        if report is None:
+            from sqltriage.core.analysis import analyze_dataset
+
+            try:
+                report = analyze_dataset(app.dataset)
+            except Exception as exc:
+                self.post_message(AnalysisReady(Text(f"analysis failed: {exc}", style="bold red"), False))
+                return
+            with app.write_turns.turn(app.write_turns.take()):
+                app.workspace.set_meta(key, json.dumps(report))
+        self.post_message(AnalysisReady(render_analysis(report), cached is not None))
+
+    def on_analysis_ready(self, message: AnalysisReady) -> None:
+        self.query_one("#dataset-body", Static).update(message.renderable)
+
+    # --- navigation ---------------------------------------------------------------------------------
+
+    def action_show_tab(self, key: str) -> None:
+        self.query_one(TabbedContent).active = f"sum-{key}"
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+_CELL_BUTTONS = {
+    "cell-both-pass": "both pass",
+    "cell-only-a": "only A passes",
+    "cell-only-b": "only B passes",
+    "cell-neither": "neither passes",
+}

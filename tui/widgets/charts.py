@@ -1,0 +1,149 @@
+"""Terminal charts of the summary screen, built as rich renderables from `core.report` rows.
+
+Bars are drawn with block characters in the terminal's default colour, so they read the same on
+light and dark backgrounds; numbers are always printed next to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+METRICS = {"ex": "EX", "em": "EM", "pm": "PM"}
+FACET_TITLES = {
+    "structural": "structural category",
+    "operators": "operator category",
+    "hardness": "hardness",
+    "reasoning": "reasoning type",
+}
+
+
+def bar(share: float | None, width: int = 10) -> str:
+    """`share` of `width` cells in eighths; a non-zero share stays visible."""
+    if share is None or share <= 0:
+        return ""
+    eighths = max(1, round(min(share, 1.0) * width * 8))
+    full, part = divmod(eighths, 8)
+    return "█" * full + (_EIGHTHS[part] if part else "")
+
+
+def _cell(share: float | None, width: int) -> Text:
+    if share is None:
+        return Text("—", style="dim")
+    out = Text(f"{bar(share, width):<{width}}")
+    out.append(f" {share * 100:5.1f}%")
+    return out
+
+
+def error_rate(row: dict[str, Any], metric: str) -> float | None:
+    """1 − the mean of `metric` (for PM: the mean shortfall from a perfect partial match)."""
+    value = row.get(metric)
+    return None if value is None else 1.0 - float(value)
+
+
+def model_table(models: Sequence[dict[str, Any]], ex_mode: str) -> Table:
+    t = Table(title=f"models (EX in {ex_mode} mode)", title_justify="left", expand=False)
+    for col in ("model", "n", "VA", "EX", "EM", "PM", "SM", "OM", "VM"):
+        t.add_column(col, justify="left" if col == "model" else "right")
+    for m in models:
+        t.add_row(
+            m["model"],
+            f"{m['n']:,}",
+            *(("—" if m[k] is None else f"{m[k]:.3f}") for k in ("va", "ex", "em", "pm", "sm", "om", "vm")),
+        )
+    return t
+
+
+def facet_chart(
+    rows: Sequence[dict[str, Any]], models: Sequence[str], facet: str, metric: str, width: int = 8
+) -> Table:
+    """Error rate of `metric` per value of `facet` (rows), one column per model (side by side)."""
+    label = METRICS[metric]
+    t = Table(
+        title=f"{label} error rate by {FACET_TITLES.get(facet, facet)}",
+        title_justify="left",
+        expand=False,
+        pad_edge=False,
+    )
+    t.add_column(facet, no_wrap=True, max_width=22)
+    t.add_column("n", justify="right")
+    for m in models:
+        t.add_column(m, no_wrap=True, min_width=width + 7, max_width=width + 7)
+    by_value: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        by_value.setdefault(r["value"], {})[r["model"]] = r
+    for value, per_model in by_value.items():
+        n = next(iter(per_model.values()))["n"]
+        cells = [
+            _cell(error_rate(per_model[m], metric), width) if m in per_model else Text("") for m in models
+        ]
+        t.add_row(value, f"{n:,}", *cells)
+    return t
+
+
+def error_sources_chart(rows: Sequence[dict[str, Any]], width: int = 12) -> Table:
+    t = Table(
+        title="error sources",
+        title_justify="left",
+        caption="among errors (EX fail, else EM fail): the share with each kind of mismatch",
+        caption_justify="left",
+        expand=False,
+    )
+    t.add_column("model")
+    t.add_column("errors", justify="right")
+    for kind in ("structural", "operator", "variable"):
+        t.add_column(kind, no_wrap=True)
+    for r in rows:
+        t.add_row(
+            r["model"],
+            f"{r['errors']:,}",
+            *(_cell(r[k], width) for k in ("structural", "operator", "variable")),
+        )
+    return t
+
+
+def tag_chart(frame: pl.DataFrame, models: Sequence[str], width: int = 8) -> RenderableType:
+    """Rows tagged with each tag, per model, most used first."""
+    tags = frame.select("model", pl.col("tags").fill_null("").str.split(", ").alias("tag")).explode("tag")
+    tags = tags.filter(pl.col("tag") != "")
+    if tags.is_empty():
+        return Text("tags: none yet (t on the browse screen tags a row)", style="dim")
+    counts = tags.group_by("tag", "model").len()
+    totals = (
+        counts.group_by("tag")
+        .agg(pl.col("len").sum().alias("total"))
+        .sort(["total", "tag"], descending=[True, False])
+    )
+    top = max(int(counts.get_column("len").max() or 1), 1)  # type: ignore[arg-type]
+    t = Table(title="tags: rows per model", title_justify="left", expand=False)
+    t.add_column("tag", no_wrap=True, max_width=40)
+    t.add_column("total", justify="right")
+    for m in models:
+        t.add_column(m, no_wrap=True)
+    lookup = {(tag, m): n for tag, m, n in counts.iter_rows()}
+    for tag, total in totals.iter_rows():
+        cells = []
+        for m in models:
+            n = lookup.get((tag, m), 0)
+            cells.append(Text(f"{bar(n / top, width):<{width}} {n:>4}") if n else Text(""))
+        t.add_row(tag, f"{total:,}", *cells)
+    return t
+
+
+def summary_renderable(
+    report: dict[str, Any], frame: pl.DataFrame, metric: str, ex_mode: str
+) -> RenderableType:
+    """The whole metrics tab for one metric: models, each facet's chart, error sources, tags."""
+    models = [m["model"] for m in report["models"]]
+    parts: list[RenderableType] = [model_table(report["models"], ex_mode), Text("")]
+    for facet, rows in report["breakdowns"].items():
+        if rows:
+            parts += [facet_chart(rows, models, facet, metric), Text("")]
+    parts += [error_sources_chart(report["error_sources"]), Text(""), tag_chart(frame, models)]
+    return Group(*parts)
