@@ -9,23 +9,10 @@ from pathlib import Path
 import polars as pl
 
 from sqltriage.core.errors import UsageError
-from sqltriage.core.report import export_frame
+from sqltriage.core.report import EXEC_METRICS, MATCH_METRICS, export_frame
 
 _FILTER = re.compile(r"^\s*([A-Za-z_]+)\s*(!=|>=|<=|=|~|>|<)\s*(.*?)\s*$")
-NUMERIC = {
-    "va",
-    "ex",
-    "ex_spider",
-    "ex_bird",
-    "ex_archer",
-    "em",
-    "em_spider",
-    "sm",
-    "om",
-    "vm",
-    "pm",
-    "index",
-}
+NUMERIC = {"index", *EXEC_METRICS, *MATCH_METRICS}
 
 
 def parse_filter(text: str, columns: Sequence[str]) -> pl.Expr:

@@ -25,6 +25,7 @@ from textual.widgets import Button, Footer, Label, Select, Static, TabbedContent
 
 from sqltriage.core import facets
 from sqltriage.tui.widgets.charts import METRICS, summary_renderable
+from sqltriage.tui.widgets.plain import plain_text
 
 ANALYSIS_META = "analysis:"  # + dataset fingerprint
 
@@ -134,12 +135,7 @@ class SummaryScreen(Screen):
 
     def metrics_text(self, width: int = 160) -> str:
         """What the metrics tab shows, as plain text."""
-        renderable = self.renderables.get(self.metric)
-        if renderable is None:
-            return ""
-        out = io.StringIO()
-        Console(file=out, width=width, color_system=None, force_terminal=False).print(renderable)
-        return out.getvalue()
+        return plain_text(self.renderables.get(self.metric), width)
 
     # --- comparison ---------------------------------------------------------------------------------
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import io
 from typing import ClassVar
 
-from rich.console import Console, RenderableType
+from rich.console import RenderableType
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane, TextArea
+
+from sqltriage.tui.widgets.plain import plain_text
 
 TABS: tuple[tuple[str, str], ...] = (
     ("sql", "SQL"),
@@ -59,12 +60,7 @@ class DetailPane(Vertical):
 
     def text(self, key: str, width: int = 140) -> str:
         """The tab's content as plain text, as a terminal of `width` columns draws it."""
-        renderable = self.shown.get(key)
-        if renderable is None:
-            return ""
-        out = io.StringIO()
-        Console(file=out, width=width, color_system=None, force_terminal=False).print(renderable)
-        return out.getvalue()
+        return plain_text(self.shown.get(key), width)
 
     @property
     def editor(self) -> TextArea:
