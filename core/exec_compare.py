@@ -19,10 +19,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import SqlglotError
-
 if TYPE_CHECKING:
     from sqltriage.core.execution import ExecResult
 
@@ -46,6 +42,12 @@ def order_matters(gold_sql: str) -> bool:
     evaluator's substring test counts it). When the gold does not parse, an ORDER BY outside any
     parentheses and string literals decides. Cached: the same gold is asked about for every model.
     """
+    # sqlglot is imported here, not at module level: a run with nothing to compare (a warm `eval`, the
+    # app opening a cached workspace) then never pays for importing it.
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
     try:
         tree = sqlglot.parse_one(gold_sql, read="sqlite")
     except (SqlglotError, ValueError, RecursionError):

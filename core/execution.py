@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
@@ -199,9 +200,18 @@ _ACTION_NAMES = {
 _ACTION_NAMES[getattr(sqlite3, "SQLITE_ATTACH", 24)] = "ATTACH (or VACUUM, which attaches)"
 
 
+def _ro_uri(db_path: Path) -> str:
+    return f"file:{quote(str(db_path.resolve()))}?mode=ro"
+
+
+# Resolving a path costs several system calls, on every query; an absolute path resolves the same
+# way for the life of the process (a relative one depends on the working folder, so it is not cached).
+_ro_uri_absolute = lru_cache(maxsize=1024)(_ro_uri)
+
+
 def _open(db_path: Path) -> sqlite3.Connection:
     """A read-only connection with limits that keep a hostile statement small."""
-    uri = f"file:{quote(str(db_path.resolve()))}?mode=ro"
+    uri = _ro_uri_absolute(db_path) if db_path.is_absolute() else _ro_uri(db_path)
     conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=1.0)
     conn.text_factory = _decode_text
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)  # no ATTACH, no VACUUM (INTO) even if allowed

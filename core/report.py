@@ -59,33 +59,69 @@ _PL_TYPES = {int: pl.Int64, float: pl.Float64, str: pl.Utf8}
 
 
 def load_frame(workspace: Workspace, models: Sequence[str] | None = None) -> pl.DataFrame:
-    """One row per (example, model): results joined with their example, tags (joined by ', ') and note."""
+    """One row per (example, model): results joined with their example, tags (joined by ', ') and note.
+
+    Each table is read once and joined in polars: an example's text is fetched once, not once per
+    model, which is most of the cost of opening a workspace with many models.
+    """
     ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx"]
-    res_cols = [c for c in RESULT_COLUMNS if c not in ("idx",)]
-    sql = (
-        "SELECT r.idx, "
-        + ", ".join(f"r.[{c}]" for c in res_cols)
-        + ", "
-        + ", ".join(f"e.[{c}]" for c in ex_cols)
-        + ", (SELECT group_concat(tag, ', ') FROM (SELECT tag FROM tags t WHERE t.idx = r.idx AND t.model = r.model "
-        "ORDER BY tag)) AS tags, n.note AS note, m.position AS model_position "
-        "FROM results r JOIN examples e ON e.idx = r.idx JOIN models m ON m.name = r.model "
-        "LEFT JOIN notes n ON n.idx = r.idx AND n.model = r.model"
-    )
-    params: list[Any] = []
+    res_cols = [c for c in RESULT_COLUMNS if c != "idx"]
+    where, params = "", []
     if models:
-        sql += f" WHERE r.model IN ({', '.join('?' for _ in models)})"
+        where = f" WHERE model IN ({', '.join('?' for _ in models)})"
         params = list(models)
-    sql += " ORDER BY m.position, r.idx"
-    cursor = workspace.db.execute(sql, params)
-    names = [d[0] for d in cursor.description]
-    rows = cursor.fetchall()
-    schema = {"idx": pl.Int64}
-    schema |= {c: _PL_TYPES[RESULT_COLUMNS[c]] for c in res_cols}
-    schema |= {c: _PL_TYPES[EXAMPLE_COLUMNS[c]] for c in ex_cols}
-    schema |= {"tags": pl.Utf8, "note": pl.Utf8, "model_position": pl.Int64}
-    frame = pl.DataFrame(rows, schema=[(n, schema[n]) for n in names], orient="row")
-    return frame.rename({"idx": "index"})
+    results = _read(
+        workspace,
+        "SELECT idx, " + ", ".join(f"[{c}]" for c in res_cols) + " FROM results" + where,
+        params,
+        {"idx": pl.Int64} | {c: _PL_TYPES[RESULT_COLUMNS[c]] for c in res_cols},
+    )
+    examples = _read(
+        workspace,
+        "SELECT idx, " + ", ".join(f"[{c}]" for c in ex_cols) + " FROM examples",
+        [],
+        {"idx": pl.Int64} | {c: _PL_TYPES[EXAMPLE_COLUMNS[c]] for c in ex_cols},
+    )
+    tags = _read(
+        workspace,
+        "SELECT idx, model, group_concat(tag, ', ') AS tags FROM "
+        "(SELECT idx, model, tag FROM tags ORDER BY idx, model, tag) GROUP BY idx, model",
+        [],
+        {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8},
+    )
+    notes = _read(
+        workspace,
+        "SELECT idx, model, note FROM notes",
+        [],
+        {"idx": pl.Int64, "model": pl.Utf8, "note": pl.Utf8},
+    )
+    positions = _read(
+        workspace,
+        "SELECT name AS model, position AS model_position FROM models",
+        [],
+        {"model": pl.Utf8, "model_position": pl.Int64},
+    )
+    frame = (
+        results.join(examples, on="idx", how="inner")
+        .join(positions, on="model", how="inner")
+        .join(tags, on=["idx", "model"], how="left")
+        .join(notes, on=["idx", "model"], how="left")
+        .sort(["model_position", "idx"], maintain_order=True)
+    )
+    order = ["idx", *res_cols, *ex_cols, "tags", "note", "model_position"]
+    return frame.select(order).rename({"idx": "index"})
+
+
+def _read(workspace: Workspace, sql: str, params: list[Any], schema: dict[str, Any]) -> pl.DataFrame:
+    """A query's rows as a frame with the given column types, built column by column."""
+    rows = workspace.db.execute(sql, params).fetchall()
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+    return pl.DataFrame(
+        {
+            name: pl.Series(name, list(col), dtype=dtype)
+            for (name, dtype), col in zip(schema.items(), columns, strict=True)
+        }
+    )
 
 
 def export_frame(frame: pl.DataFrame) -> pl.DataFrame:
@@ -146,8 +182,9 @@ def breakdown(frame: pl.DataFrame, facet: str, k: int = TOP_CATEGORIES) -> list[
         order = [v for v in order if v != "other"] + ["other"]
     rows = {(r["value"], r["model"]): r for r in _grouped(grouped, ["value", "model"])}
     out = []
+    models = _models_in_order(frame)  # once: it sorts the whole frame
     for value in order:
-        for model in _models_in_order(frame):
+        for model in models:
             if (r := rows.get((value, model))) is not None:
                 out.append({"facet": facet, **r})
     return out

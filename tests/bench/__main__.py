@@ -1,0 +1,80 @@
+"""`python -m tests.bench`: every benchmark of issue #9 on Spider dev, as one table.
+
+Options: `--runs N` (repetitions of each eval figure, default 3), `--rounds N` (key presses per app
+figure, default 10), `--only eval|app` (one half), `--workspace FILE` (reuse a Spider dev × 8 workspace
+for the app half instead of evaluating one). See docs/benchmarks.md for what each figure measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.bench.harness import (
+    PYTHON,
+    SPIDER_DEV,
+    Figure,
+    load_average,
+    pred_args,
+    run_process,
+    spider_predictions,
+    table,
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
+    parser.add_argument("--runs", type=int, default=3, help="runs of each eval figure (default 3)")
+    parser.add_argument("--rounds", type=int, default=10, help="key presses per app figure (default 10)")
+    parser.add_argument("--only", choices=("eval", "app"), help="run one half only")
+    parser.add_argument("--workspace", help="a Spider dev × 8 workspace for the app half (else one is built)")
+    args = parser.parse_args(argv)
+    if not (SPIDER_DEV / "dev.json").exists():
+        print(f"Spider dev not found at {SPIDER_DEV}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
+        return 2
+
+    from tests.bench import eval_bench, tui_bench
+
+    started = time.perf_counter()
+    load_before = load_average()
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory(prefix="sqltriage-bench-") as tmp:
+        cached = Path(args.workspace) if args.workspace else None
+        if args.only != "app":
+            eval_figs, built = eval_bench.run(args.runs, Path(tmp))
+            figures += eval_figs
+            cached = cached or built
+        if args.only != "eval":
+            if cached is None:
+                cached = Path(tmp) / "spider8.sqltriage.db"
+                print("evaluating Spider dev × 8 for the app benchmarks…", file=sys.stderr)
+                run_process(
+                    [
+                        PYTHON,
+                        "-m",
+                        "sqltriage.tui.cli",
+                        "eval",
+                        str(SPIDER_DEV),
+                        *pred_args(spider_predictions()),
+                        "--workspace",
+                        str(cached),
+                        "--json",
+                    ]
+                )
+            figures += tui_bench.run(args.rounds, cached)
+    print(
+        f"sqltriage benchmarks — {platform.python_version()}, {platform.machine()}, load before {load_before}, "
+        f"after {load_average()}; {time.perf_counter() - started:.0f} s in all"
+    )
+    print(table(figures))
+    missed = [f for f in figures if f.verdict() == "MISSED"]
+    print(f"\n{len(figures) - len(missed)} figures within target or untargeted, {len(missed)} missed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
