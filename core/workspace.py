@@ -15,8 +15,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlite_utils import Database
-
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.model import Dataset
 
@@ -129,9 +127,10 @@ def file_sha256(path: Path) -> str:
 class Workspace:
     """One workspace file. Open with `Workspace.open(path)`; safe to share between an eval and the app."""
 
-    def __init__(self, path: Path, db: Database) -> None:
+    def __init__(self, path: Path, db: sqlite3.Connection) -> None:
         self.path = path
-        self.db = db
+        self.db = db  # autocommit connection: every write goes through `write()`, one transaction each
+        self._depth = 0
 
     # --- opening ---------------------------------------------------------------------------------------
 
@@ -145,8 +144,10 @@ class Workspace:
             _refuse_foreign(path)
         conn = None
         try:
-            conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-            db = Database(conn)
+            conn = sqlite3.connect(
+                str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None
+            )
+            db = conn
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not exists:
                 db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -179,7 +180,7 @@ class Workspace:
         self.close()
 
     def _migrate(self, *, new: bool) -> None:
-        self.db.conn.executescript("BEGIN;" + SCHEMA + "COMMIT;")
+        self.db.executescript("BEGIN;" + SCHEMA + "COMMIT;")
         with self.write():
             version = self.get_meta("schema_version")
             if version is None:
@@ -204,13 +205,41 @@ class Workspace:
                     self.db.execute(f"ALTER TABLE [{table}] ADD COLUMN [{name}] {_SQL_TYPES[kind]}")
 
     @contextmanager
-    def write(self) -> Iterator[Database]:
-        """One transaction; an error rolls it back whole. A lock held elsewhere is waited for, then reported."""
-        try:
-            with self.db.atomic():
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction; an error rolls it back whole. A lock held elsewhere is waited for, then reported.
+
+        Nested calls join the outer transaction. BEGIN IMMEDIATE takes the write lock at once, so two
+        processes queue up at the start instead of failing halfway.
+        """
+        if self._depth:
+            self._depth += 1
+            try:
                 yield self.db
+            finally:
+                self._depth -= 1
+            return
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             raise _locked_or(exc, self.path) from None
+        self._depth = 1
+        try:
+            yield self.db
+        except BaseException as exc:
+            self._depth = 0
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError):
+                raise _locked_or(exc, self.path) from None
+            raise
+        else:
+            self._depth = 0
+            try:
+                self.db.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise _locked_or(exc, self.path) from None
 
     # --- meta ------------------------------------------------------------------------------------------
 
@@ -236,7 +265,7 @@ class Workspace:
         rows = make_rows(dataset)
         with self.write():
             self.db.execute("DELETE FROM examples")
-            self.db["examples"].insert_all(rows, batch_size=500)
+            _insert(self.db, "examples", EXAMPLE_COLUMNS, rows, replace=False)
             self.db.execute("DELETE FROM results")  # results of another dataset version mean nothing here
             self.db.execute("UPDATE models SET result_key = NULL")
             for key, value in (
@@ -299,7 +328,7 @@ class Workspace:
                     f"UPDATE examples SET {sets} WHERE idx = ?", [*(row[c] for c in cols), row["idx"]]
                 )
             if result_rows:
-                self.db["results"].upsert_all(result_rows, pk=("model", "idx"), batch_size=500)
+                _insert(self.db, "results", RESULT_COLUMNS, result_rows, replace=True)
 
     def count(self, table: str) -> int:
         return self.db.execute(f"SELECT count(*) FROM [{table}]").fetchone()[0]
@@ -363,6 +392,26 @@ class Workspace:
     def note_of(self, idx: int, model: str) -> str:
         row = self.db.execute("SELECT note FROM notes WHERE idx = ? AND model = ?", [idx, model]).fetchone()
         return row[0] if row else ""
+
+
+def _insert(
+    db: sqlite3.Connection,
+    table: str,
+    columns: Mapping[str, type],
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    replace: bool,
+) -> None:
+    """Rows as dicts into `table`; a key a row lacks is stored as NULL, an unknown key is a bug."""
+    names = list(columns)
+    for row in rows:
+        if unknown := set(row) - set(columns):
+            raise ValueError(f"unknown {table} columns: {sorted(unknown)}")
+    verb = "INSERT OR REPLACE" if replace else "INSERT"
+    sql = (
+        f"{verb} INTO [{table}] ({', '.join(f'[{n}]' for n in names)}) VALUES ({', '.join('?' * len(names))})"
+    )
+    db.executemany(sql, ([row.get(n) for n in names] for row in rows))
 
 
 def _refuse_foreign(path: Path) -> None:
