@@ -108,10 +108,19 @@ def run_key(dataset: Dataset, options: EvalOptions) -> str:
 _STATE: dict[str, Any] = {}
 
 
-def _init_worker(dataset: Dataset, predictions: dict[str, tuple[str, ...]], options: EvalOptions) -> None:
+def _init_worker(
+    dataset: Dataset, predictions: dict[str, tuple[str, ...]], options: EvalOptions, features: bool = False
+) -> None:
     from sqltriage.core.execution import GoldResultCache
 
-    _STATE.update(dataset=dataset, predictions=predictions, options=options, gold_cache=GoldResultCache())
+    _STATE.update(
+        dataset=dataset,
+        predictions=predictions,
+        options=options,
+        gold_cache=GoldResultCache(),
+        features=features,
+        pipeline=options.pipeline,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,51 +262,64 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
     return row
 
 
-def _run_chunk(tasks: Sequence[tuple[int, bool, tuple[str, ...]]]) -> tuple[list[dict], list[dict]]:
-    """Evaluate a chunk: for each example, its gold once, then every pending model's prediction."""
+Task = tuple[int, bool, tuple[str, ...]]  # (example index, gold still to analyse, models still to evaluate)
+ChunkResult = tuple[list[dict], list[dict], str | None]  # example rows, result rows, why features are missing
+
+
+def _run_chunk(tasks: Sequence[Task]) -> ChunkResult:
+    """Evaluate a chunk: for each example, its gold once, then every pending model's prediction.
+
+    With features on, the chunk's question features come along too, from the same gold parses, so the
+    spaCy work is spread over every worker instead of holding one back.
+    """
     dataset: Dataset = _STATE["dataset"]
     options: EvalOptions = _STATE["options"]
     preds: dict[str, tuple[str, ...]] = _STATE["predictions"]
-    example_rows, result_rows = [], []
+    example_rows: dict[int, dict] = {}
+    result_rows: list[dict] = []
+    golds: list[GoldContext] = []
     for idx, need_gold, models in tasks:
         gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"])
+        golds.append(gold)
         if need_gold:
-            example_rows.append(_gold_row(gold))
+            example_rows[idx] = _gold_row(gold)
         for model in models:
             row = evaluate_pair(gold, preds[model][idx], options)
             row["model"] = model
             result_rows.append(row)
-    return example_rows, result_rows
+    reason = None
+    if _STATE.get("features"):
+        rows, reason = _features_of(golds, _STATE.get("pipeline"))
+        for row in rows:
+            example_rows.setdefault(row["idx"], {"idx": row["idx"]}).update(row)
+    return list(example_rows.values()), result_rows, reason
 
 
-def _run_features(indices: Sequence[int], pipeline: str | None) -> tuple[list[dict], str | None]:
-    """Question features of the given examples, or (no rows, the reason) when no pipeline loads."""
+def _features_of(golds: Sequence[GoldContext], pipeline: str | None) -> tuple[list[dict], str | None]:
+    """Question features of these examples, or (no rows, the reason) when no pipeline loads."""
     from sqltriage.core.nl import load_pipeline, pipeline_unavailable_reason, question_features
 
-    dataset: Dataset = _STATE["dataset"]
-    nlp = load_pipeline(pipeline)
+    nlp = load_pipeline(pipeline)  # loaded once per process
     if nlp is None:
         return [], pipeline_unavailable_reason() or "no spaCy pipeline could be loaded"
-    examples = [dataset.examples[i] for i in indices]
     feats = question_features(
-        [e.question for e in examples],
-        gold_sqls=[e.gold_sql for e in examples],
-        schemas=[dataset.schemas.get(e.db_id) for e in examples],
+        [g.example.question for g in golds],
+        gold_sqls=[g.parsed if g.parsed.ok else g.example.gold_sql for g in golds],
+        schemas=[g.schema for g in golds],
         nlp=nlp,
     )
-    rows = []
-    for e, f in zip(examples, feats, strict=True):
-        rows.append(
-            {
-                "idx": e.index,
-                "q_words": f.n_words,
-                "q_tree_depth": f.tree_depth,
-                "q_lexical_density": f.lexical_density,
-                "q_rarity": f.rarity,
-                "q_flesch": f.flesch,
-                "q_schema_linkage": f.schema_linkage,
-            }
-        )
+    rows = [
+        {
+            "idx": g.example.index,
+            "q_words": f.n_words,
+            "q_tree_depth": f.tree_depth,
+            "q_lexical_density": f.lexical_density,
+            "q_rarity": f.rarity,
+            "q_flesch": f.flesch,
+            "q_schema_linkage": f.schema_linkage,
+        }
+        for g, f in zip(golds, feats, strict=True)
+    ]
     return rows, None
 
 
@@ -324,18 +346,17 @@ def evaluate(
             summary.stale_models.append(p.name)
     done = workspace.done_pairs()
     pending_gold = workspace.pending_gold()
-    tasks: list[tuple[int, bool, tuple[str, ...]]] = []
-    for e in dataset.examples:
-        models = tuple(p.name for p in predictions if (p.name, e.index) not in done)
-        summary.reused += len(predictions) - len(models)
-        if models or e.index in pending_gold:
-            tasks.append((e.index, e.index in pending_gold, models))
-    total_pairs = sum(len(m) for _, _, m in tasks)
-
     feature_key = f"{dataset_fingerprint(dataset)}:{options.pipeline or 'default'}"
     want_features = options.features and workspace.get_meta("features_key") != feature_key
     if not options.features:
         summary.features = "off"
+    tasks: list[Task] = []
+    for e in dataset.examples:
+        models = tuple(p.name for p in predictions if (p.name, e.index) not in done)
+        summary.reused += len(predictions) - len(models)
+        if models or e.index in pending_gold or want_features:
+            tasks.append((e.index, e.index in pending_gold, models))
+    total_pairs = sum(len(m) for _, _, m in tasks)
 
     preds = {p.name: tuple(x.sql for x in p.predictions) for p in predictions}
     jobs = max(1, options.jobs or os.cpu_count() or 1)
@@ -345,27 +366,21 @@ def evaluate(
     report("evaluate", 0, total_pairs)
     done_pairs = 0
 
-    def absorb(result: tuple[list[dict], list[dict]]) -> None:
+    feature_problem: list[str] = []
+
+    def absorb(result: ChunkResult) -> None:
         nonlocal done_pairs
-        example_rows, result_rows = result
+        example_rows, result_rows, reason = result
         workspace.write_chunk(example_rows, result_rows)
+        if reason:
+            feature_problem.append(reason)
         done_pairs += len(result_rows)
         summary.computed += len(result_rows)
         report("evaluate", done_pairs, total_pairs)
 
-    def absorb_features(result: tuple[list[dict], str | None]) -> None:
-        rows, reason = result
-        workspace.update_examples(rows)
-        workspace.set_meta("features_key", feature_key)
-        summary.features = f"unavailable: {reason}" if reason else "computed"
-        report("features", len(rows), len(rows))
-
-    feature_indices = [e.index for e in dataset.examples]
     if in_process:
-        _init_worker(dataset, preds, options)
+        _init_worker(dataset, preds, options, want_features)
         try:
-            if want_features:
-                absorb_features(_run_features(feature_indices, options.pipeline))
             for chunk in chunks:
                 if cancel is not None and cancel.is_set():
                     summary.cancelled = True
@@ -376,19 +391,18 @@ def evaluate(
     else:
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe from a threaded app
         with ProcessPoolExecutor(
-            max_workers=jobs, mp_context=ctx, initializer=_init_worker, initargs=(dataset, preds, options)
+            max_workers=jobs,
+            mp_context=ctx,
+            initializer=_init_worker,
+            initargs=(dataset, preds, options, want_features),
         ) as pool:
-            futures: dict[Future, str] = {}
-            if want_features:
-                futures[pool.submit(_run_features, feature_indices, options.pipeline)] = "features"
-            for chunk in chunks:
-                futures[pool.submit(_run_chunk, chunk)] = "chunk"
+            futures: set[Future] = {pool.submit(_run_chunk, chunk) for chunk in chunks}
             try:
                 while futures:
                     finished, _ = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
                     for fut in finished:
-                        kind = futures.pop(fut)
-                        (absorb_features if kind == "features" else absorb)(fut.result())
+                        futures.discard(fut)
+                        absorb(fut.result())
                     if cancel is not None and cancel.is_set():
                         summary.cancelled = True
                         for fut in futures:
@@ -399,5 +413,8 @@ def evaluate(
                     fut.cancel()
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
+    if want_features and not summary.cancelled:
+        workspace.set_meta("features_key", feature_key)  # tried for every example: not again until it changes
+        summary.features = f"unavailable: {feature_problem[0]}" if feature_problem else "computed"
     summary.elapsed = time.perf_counter() - started
     return summary

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -300,16 +301,24 @@ def sql_schema_elements(sql: str | ParsedQuery, schema: Schema) -> list[str] | N
 # --- the batch entry point -------------------------------------------------------------------------
 
 
+# Per pipeline (weakly held, so a discarded pipeline takes its entries along): schema names repeat a lot.
+_PARTS_CACHE: weakref.WeakKeyDictionary[Any, dict[str, tuple[frozenset[str], ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def _lemmatized_parts(nlp: Language, names: Iterable[str]) -> dict[str, tuple[frozenset[str], ...]]:
-    """Each name's parts with their lemmas (run through the same pipeline, parser off)."""
-    todo = sorted({n for n in names})
-    texts = [" ".join(name_parts(n)) for n in todo]
-    out: dict[str, tuple[frozenset[str], ...]] = {}
-    skip = [p for p in ("parser",) if p in nlp.pipe_names]
-    with nlp.select_pipes(disable=skip):
-        for name, doc in zip(todo, nlp.pipe(texts, batch_size=512), strict=True):
-            out[name] = tuple(_token_forms(t) for t in doc if not t.is_space)
-    return out
+    """Each name's parts with their lemmas (run through the same pipeline, parser off), cached per pipeline."""
+    wanted = {n for n in names}
+    cache = _PARTS_CACHE.setdefault(nlp, {})
+    todo = sorted(n for n in wanted if n not in cache)
+    if todo:
+        texts = [" ".join(name_parts(n)) for n in todo]
+        skip = [p for p in ("parser",) if p in nlp.pipe_names]
+        with nlp.select_pipes(disable=skip):
+            for name, doc in zip(todo, nlp.pipe(texts, batch_size=512), strict=True):
+                cache[name] = tuple(_token_forms(t) for t in doc if not t.is_space)
+    return {n: cache[n] for n in wanted}
 
 
 def _features(

@@ -277,22 +277,8 @@ class Workspace:
                 self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [key, value])
         return True
 
-    def update_examples(self, rows: Iterable[Mapping[str, Any]]) -> None:
-        with self.write():
-            for row in rows:
-                cols = [c for c in row if c != "idx"]
-                sets = ", ".join(f"[{c}] = ?" for c in cols)
-                self.db.execute(
-                    f"UPDATE examples SET {sets} WHERE idx = ?", [*(row[c] for c in cols), row["idx"]]
-                )
-
     def pending_gold(self) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT idx FROM examples WHERE gold_done IS NOT 1")}
-
-    def examples_without_features(self) -> list[int]:
-        return [r[0] for r in self.db.execute("SELECT idx FROM examples WHERE q_words IS NULL ORDER BY idx")]
-
-    # --- models and results ----------------------------------------------------------------------------
 
     def register_model(
         self, name: str, path: str, fmt: str, sha256: str, result_key: str, position: int
