@@ -9,9 +9,11 @@ The app and the CLI share these definitions, so "near miss" means the same thing
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 import polars as pl
 
 # Facets in sidebar order: (key, label). `tag` and `outcome` are computed, the rest are columns.
@@ -176,32 +178,10 @@ def apply(frame: pl.DataFrame, filters: Filters) -> pl.DataFrame:
 def facet_counts(frame: pl.DataFrame, filters: Filters) -> dict[str, list[tuple[str, int]]]:
     """For each facet, (value, live count) pairs: counts under every other filter, most frequent first.
 
-    A selected value is always listed (with 0 when nothing is left), so it can be unselected.
+    A selected value is always listed (with 0 when nothing is left), so it can be unselected. The app
+    keeps a `FacetIndex` per load instead of calling this on every key.
     """
-    out: dict[str, list[tuple[str, int]]] = {}
-    base = frame.filter(search_expr(filters.search)) if filters.search.strip() else frame
-    if filters.examples is not None:
-        base = base.filter(pl.col("index").is_in(sorted(filters.examples)))
-    for facet in FACET_KEYS:
-        others = Filters({k: v for k, v in filters.selected.items() if k != facet})
-        sub = base.filter(filter_expr(others)) if others.active else base
-        out[facet] = _values(sub, facet)
-        listed = {v for v, _ in out[facet]}
-        out[facet] += [(v, 0) for v in sorted(filters.selected.get(facet, ())) if v not in listed]
-    return out
-
-
-def _values(sub: pl.DataFrame, facet: str) -> list[tuple[str, int]]:
-    if facet == "outcome":
-        if sub.is_empty():
-            return [(name, 0) for name in OUTCOMES]
-        sums = sub.select(pl.col(_outcome_column(n)).sum() for n in OUTCOMES).row(0)
-        return [(name, int(n or 0)) for name, n in zip(OUTCOMES, sums, strict=True)]
-    col = f"_f_{facet}"
-    series = sub.get_column(col).explode() if facet == "tag" else sub.get_column(col)
-    counts = series.value_counts(sort=True)
-    pairs = [(str(v), int(n)) for v, n in counts.iter_rows()]
-    return sorted(pairs, key=lambda p: (-p[1], p[0]))
+    return FacetIndex(frame).counts(filters)
 
 
 def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False) -> pl.DataFrame:
@@ -209,6 +189,201 @@ def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False
     if not column or column not in frame.columns:
         return frame
     return frame.sort(column, descending=descending, nulls_last=True, maintain_order=True)
+
+
+# --- the fast path: row numbers and live counts from numpy codes, built once per load ------------------
+
+_COLUMN_FACETS = ("model", "structural", "operators", "hardness", "reasoning", "db_id")
+_WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse earlier searches
+
+
+def _codes(series: pl.Series) -> tuple[np.ndarray, list[str]]:
+    """Integer codes of a text column and the labels they stand for (sorted)."""
+    labels = series.unique().sort()
+    new = pl.Series(np.arange(labels.len(), dtype=np.int32))
+    return series.replace_strict(labels, new, return_dtype=pl.Int32).to_numpy(), labels.to_list()
+
+
+def _lookup(labels: list[str], chosen: Iterable[str]) -> np.ndarray:
+    """A boolean per label: is it one of `chosen`."""
+    pos = {v: i for i, v in enumerate(labels)}
+    hit = np.zeros(len(labels) + 1, dtype=bool)  # one spare slot so an empty facet still indexes
+    for v in chosen:
+        if v in pos:
+            hit[pos[v]] = True
+    return hit
+
+
+@dataclass(frozen=True, slots=True)
+class _Texts:
+    """Distinct lower-cased texts and, per row, which one the row has: each text is searched once."""
+
+    texts: pl.Series
+    of_row: np.ndarray
+
+
+def _distinct_texts(text: pl.Series) -> _Texts:
+    codes, labels = _codes(text)
+    return _Texts(pl.Series(labels, dtype=pl.Utf8), codes)
+
+
+class FacetIndex:
+    """A prepared frame's filter columns as integer codes, so that each keystroke costs milliseconds.
+
+    Filtering and sorting give row numbers of the frame (never copies of its rows); counting is a
+    `bincount` per facet. The question and gold SQL are searched once per example and the predicted
+    SQL once per distinct text, and the matches of each word are kept, so that typing a longer word
+    only searches what the shorter one matched. Agrees with `apply`, `facet_counts` and `sort_frame`.
+    """
+
+    def __init__(self, frame: pl.DataFrame, *, _shared: FacetIndex | None = None) -> None:
+        self.frame = frame
+        self.height = frame.height
+        if _shared is not None:  # same rows in the same order, only the tags changed
+            for name in ("_codes", "_labels", "_outcomes", "_index", "_examples", "_preds"):
+                setattr(self, name, getattr(_shared, name))
+        else:
+            self._codes: dict[str, np.ndarray] = {}
+            self._labels: dict[str, list[str]] = {}
+            for facet in _COLUMN_FACETS:
+                self._codes[facet], self._labels[facet] = _codes(frame.get_column(f"_f_{facet}"))
+            self._outcomes = np.stack(
+                [frame.get_column(_outcome_column(n)).to_numpy() for n in OUTCOMES]
+            ).astype(bool)
+            self._index = frame.get_column("index").to_numpy()
+            per_example = pl.concat_str(
+                [pl.col(c).fill_null("") for c in SEARCH_COLUMNS[:2]], separator="\n"
+            ).str.to_lowercase()
+            self._examples = _distinct_texts(frame.select(per_example).to_series())
+            self._preds = _distinct_texts(frame.get_column("pred_sql").fill_null("").str.to_lowercase())
+        tags = frame.select(pl.int_range(pl.len(), dtype=pl.Int64).alias("_r"), "_f_tag").explode("_f_tag")
+        self._tag_rows = tags.get_column("_r").to_numpy()
+        self._tag_codes, self._tag_labels = _codes(tags.get_column("_f_tag").fill_null(NONE_VALUE))
+        self._ranks: dict[str, tuple[np.ndarray, int]] = {}
+        self._words: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def retagged(self, frame: pl.DataFrame) -> FacetIndex:
+        """The index of `frame`, the same rows as this one after a tag change (`with_tag_change`)."""
+        return FacetIndex(frame, _shared=self)
+
+    # --- masks ------------------------------------------------------------------------------------
+
+    def _facet_mask(self, facet: str, values: frozenset[str]) -> np.ndarray:
+        if facet == "outcome":
+            rows = [OUTCOMES.index(v) for v in values if v in OUTCOMES]
+            return self._outcomes[rows].any(axis=0) if rows else np.zeros(self.height, dtype=bool)
+        if facet == "tag":
+            hit = _lookup(self._tag_labels, values)[self._tag_codes]
+            return np.bincount(self._tag_rows[hit], minlength=self.height) > 0
+        return _lookup(self._labels[facet], values)[self._codes[facet]]
+
+    def _word(self, word: str) -> tuple[np.ndarray, np.ndarray]:
+        """Which distinct example texts and predicted texts contain `word`."""
+        with self._lock:
+            hit = self._words.get(word)
+            # a text containing `word` contains every part of it: search only what the longest part matched
+            part = max((w for w in self._words if w in word), key=len, default=None)
+            priors = self._words[part] if hit is None and part is not None else (None, None)
+        if hit is not None:
+            return hit
+        found = []
+        for texts, prior in zip((self._examples, self._preds), priors, strict=True):
+            if prior is None:
+                found.append(texts.texts.str.contains(word, literal=True).to_numpy())
+                continue
+            out = np.zeros(len(texts.texts), dtype=bool)
+            where = np.flatnonzero(prior)
+            out[where] = texts.texts.gather(where).str.contains(word, literal=True).to_numpy()
+            found.append(out)
+        hit = (found[0], found[1])
+        with self._lock:
+            if len(self._words) >= _WORD_CACHE:
+                self._words.pop(next(iter(self._words)))
+            self._words[word] = hit
+        return hit
+
+    def _common_mask(self, filters: Filters) -> np.ndarray | None:
+        """Search and chosen examples: the filters every facet count is under."""
+        mask: np.ndarray | None = None
+        for word in dict.fromkeys(w for w in filters.search.lower().split() if w):
+            in_example, in_pred = self._word(word)
+            m = in_example[self._examples.of_row] | in_pred[self._preds.of_row]
+            mask = m if mask is None else mask & m
+        if filters.examples is not None:
+            m = np.isin(self._index, np.fromiter(filters.examples, dtype=self._index.dtype))
+            mask = m if mask is None else mask & m
+        return mask
+
+    def _masks(self, filters: Filters) -> dict[str, np.ndarray]:
+        return {f: self._facet_mask(f, v) for f, v in filters.selected.items() if v and f in FACET_KEYS}
+
+    # --- rows, counts, order ----------------------------------------------------------------------
+
+    def rows(self, filters: Filters, column: str | None = None, descending: bool = False) -> np.ndarray:
+        """Row numbers of the frame passing `filters`, in load order or sorted as `sort_frame` sorts."""
+        mask = self._common_mask(filters)
+        for m in self._masks(filters).values():
+            mask = m if mask is None else mask & m
+        rows = np.arange(self.height, dtype=np.int64) if mask is None else np.flatnonzero(mask)
+        if column and column in self.frame.columns:
+            key = self.sort_key(column, descending)[rows]
+            rows = rows[np.argsort(key, kind="stable")]
+        return rows
+
+    def counts(self, filters: Filters) -> dict[str, list[tuple[str, int]]]:
+        """What `facet_counts` gives, from the codes."""
+        common = self._common_mask(filters)
+        masks = self._masks(filters)
+        out: dict[str, list[tuple[str, int]]] = {}
+        for facet in FACET_KEYS:
+            base = common
+            for other, m in masks.items():
+                if other != facet:
+                    base = m if base is None else base & m
+            out[facet] = self._values(facet, base)
+            listed = {v for v, _ in out[facet]}
+            out[facet] += [(v, 0) for v in sorted(filters.selected.get(facet, ())) if v not in listed]
+        return out
+
+    def _values(self, facet: str, base: np.ndarray | None) -> list[tuple[str, int]]:
+        if facet == "outcome":
+            sums = self._outcomes.sum(axis=1) if base is None else self._outcomes[:, base].sum(axis=1)
+            return [(name, int(n)) for name, n in zip(OUTCOMES, sums, strict=True)]
+        if facet == "tag":
+            codes = self._tag_codes if base is None else self._tag_codes[base[self._tag_rows]]
+            labels = self._tag_labels
+        else:
+            codes = self._codes[facet] if base is None else self._codes[facet][base]
+            labels = self._labels[facet]
+        counts = np.bincount(codes, minlength=len(labels))
+        pairs = [(labels[i], int(counts[i])) for i in np.flatnonzero(counts)]
+        return sorted(pairs, key=lambda p: (-p[1], p[0]))
+
+    def sort_key(self, column: str, descending: bool = False) -> np.ndarray:
+        """Per row an integer that orders rows as sorting by `column` does, nulls last either way."""
+        with self._lock:
+            known = self._ranks.get(column)
+        if known is None:
+            dense = self.frame.get_column(column).rank("dense")  # 1..k, nulls stay null
+            k = int(dense.max() or 0)
+            known = (dense.fill_null(k + 1).to_numpy().astype(np.int64) - 1, k)
+            with self._lock:
+                self._ranks[column] = known
+        rank, k = known  # 0..k-1, and k for a null
+        return np.where(rank == k, k, k - 1 - rank) if descending else rank
+
+    def row_number(self, index: int, model: str) -> int | None:
+        """The frame's row of (example index, model), or None."""
+        is_model = _lookup(self._labels["model"], [model])[self._codes["model"]]
+        hit = np.flatnonzero((self._index == index) & is_model)
+        return int(hit[0]) if len(hit) else None
+
+    def warm(self, columns: Iterable[str]) -> None:
+        """Compute the sort keys of `columns` now (in a worker), so that no keystroke waits for them."""
+        for column in columns:
+            if column in self.frame.columns:
+                self.sort_key(column)
 
 
 def outcome_names_matching(pattern: str) -> list[str]:

@@ -85,3 +85,55 @@ def test_sort_keeps_nulls_last(frame: pl.DataFrame) -> None:
     pms = out.get_column("pm").drop_nulls().to_list()
     assert pms == sorted(pms, reverse=True)
     assert facets.sort_frame(frame, None).equals(frame)
+
+
+INDEX_FILTERS = [
+    facets.Filters(),
+    facets.Filters().toggled("outcome", "EX fail"),
+    facets.Filters().toggled("outcome", "EX fail").toggled("outcome", "does not execute"),
+    facets.Filters().with_search("name"),
+    facets.Filters().with_search("nam").with_search("name"),  # a longer word after a shorter one
+    facets.Filters().with_search("COUNT books"),
+    facets.Filters().toggled("hardness", "easy").toggled("hardness", "hard").with_search("select"),
+    facets.Filters().toggled("tag", "join-missing"),
+    facets.Filters().toggled("tag", facets.NONE_VALUE).toggled("outcome", "EX pass"),
+    facets.Filters().with_examples(frozenset({0, 2, 3}), "three examples"),
+]
+
+
+@pytest.mark.parametrize("filters", INDEX_FILTERS, ids=lambda f: f.describe())
+@pytest.mark.parametrize(
+    ("column", "descending"), [(None, False), ("pm", True), ("question", False), ("tags", True)]
+)
+def test_index_rows_are_the_filtered_sorted_frame(
+    frame: pl.DataFrame, filters: facets.Filters, column: str | None, descending: bool
+) -> None:
+    prepared = facets.prepare(frame)
+    index = facets.FacetIndex(prepared)
+    index.rows(facets.Filters().with_search(filters.search[:-1]))  # a shorter search first, as when typing
+    got = prepared[index.rows(filters, column, descending)].select("index", "model")
+    want = facets.sort_frame(facets.apply(prepared, filters), column, descending).select("index", "model")
+    assert got.equals(want)
+
+
+def test_index_counts_match_the_rows_each_value_would_give(frame: pl.DataFrame) -> None:
+    prepared = facets.prepare(frame)
+    index = facets.FacetIndex(prepared)
+    f = facets.Filters().toggled("outcome", "EX fail").toggled("tag", facets.NONE_VALUE).with_search("a")
+    counts = index.counts(f)
+    for facet in ("model", "hardness", "db_id", "tag", "outcome"):
+        for value, n in counts[facet]:
+            chosen = facets.Filters(
+                {k: v for k, v in f.selected.items() if k != facet} | {facet: frozenset({value})}, f.search
+            )
+            assert n == facets.apply(prepared, chosen).height, (facet, value)
+
+
+def test_index_after_a_tag_change(frame: pl.DataFrame) -> None:
+    prepared = facets.prepare(frame)
+    index = facets.FacetIndex(prepared)
+    row = prepared.row(5, named=True)
+    retagged = facets.with_tag_change(prepared, [(row["index"], row["model"])], "new-tag", added=True)
+    rows = index.retagged(retagged).rows(facets.Filters().toggled("tag", "new-tag"))
+    assert rows.tolist() == [5]
+    assert index.row_number(row["index"], row["model"]) == 5

@@ -59,9 +59,16 @@ async def wait_ready(app: SqlTriageApp, pilot) -> BrowseScreen:  # type: ignore[
 
 
 async def settle(app: SqlTriageApp, pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(5):
+    """Until no worker runs and no filter request is pending, twice in a row (a handler may start one)."""
+    quiet = 0
+    for _ in range(100):
         await app.workers.wait_for_complete()
         await pilot.pause()
+        busy = any(w.is_running for w in app.workers) or getattr(app.screen, "_filtering", False)
+        quiet = 0 if busy else quiet + 1
+        if quiet == 2:
+            return
+    raise AssertionError("the app never settled")
 
 
 @asynccontextmanager

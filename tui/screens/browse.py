@@ -7,6 +7,7 @@ touch widgets. A triage change is shown as saved only once its transaction has c
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 from rich.console import RenderableType
@@ -40,6 +42,16 @@ from sqltriage.tui.widgets.facet_panel import FacetPanel
 RowKey = tuple[int, str]  # (example index, model)
 
 
+def _freeze_long_lived() -> None:
+    """Exempt what exists now (modules, the app's widgets) from the cyclic collector's full passes.
+
+    Once the screen is up, a full collection would otherwise rescan the ~150k objects of textual,
+    polars and sqlglot every time; new objects (and their garbage) are still collected.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 @dataclass(frozen=True, slots=True)
 class Sources:
     """Where the detail tabs find schemas and databases (the loaded dataset), and live-run limits."""
@@ -51,11 +63,21 @@ class Sources:
 
 
 class FiltersApplied(Message):
-    def __init__(self, generation: int, view: pl.DataFrame, data: pa.Table, counts: dict) -> None:
+    """Row numbers and live counts for one filter request, and the index and cells they refer to."""
+
+    def __init__(
+        self,
+        generation: int,
+        index: facets.FacetIndex,
+        data: pa.Table,
+        rows: np.ndarray,
+        counts: dict[str, list[tuple[str, int]]],
+    ) -> None:
         super().__init__()
         self.generation = generation
-        self.view = view
+        self.index = index
         self.data = data
+        self.rows = rows
         self.counts = counts
 
 
@@ -132,11 +154,18 @@ class BrowseScreen(Screen):
         self.filters = facets.Filters()
         self.sort_column: str | None = None
         self.sort_descending = False
-        self.view = frame.head(0)
+        self.index: facets.FacetIndex | None = None  # built from `frame` in the filter worker
+        self.cells: pa.Table | None = None  # every row's cells, made once per frame
+        self.rows: np.ndarray = np.zeros(0, dtype=np.int64)  # the frame's rows shown, in table order
+        self._view: tuple[np.ndarray, pl.DataFrame] | None = None
         self.generation = 0
+        self._filtering = False  # a filter worker is running: the next request waits for it
         self.current: RowKey | None = None
         self._pending_cursor: RowKey | None = None
         self._live_key: RowKey | None = None
+        self._detail_key: RowKey | None = None
+        self._editor_key: RowKey | None = None
+        self._placeholder: Any = None  # the timer that shows "running…" when a live run is slow
         self.last_outcomes: dict[str, int | None] = {}
 
     # --- layout -----------------------------------------------------------------------------------
@@ -157,39 +186,77 @@ class BrowseScreen(Screen):
 
     # --- filtering --------------------------------------------------------------------------------
 
+    @property
+    def view(self) -> pl.DataFrame:
+        """The filtered, sorted rows themselves (for export, bulk tagging): gathered when asked for."""
+        if self._view is None or self._view[0] is not self.rows:
+            self._view = (self.rows, self.frame[self.rows] if len(self.rows) else self.frame.head(0))
+        return self._view[1]
+
     def refilter(self, keep: RowKey | None = None) -> None:
-        """Recompute the view and counts in a worker; the newest request wins."""
+        """Recompute the rows and counts in a worker.
+
+        One filter worker runs at a time; requests made meanwhile (fast typing) collapse into one run
+        with the newest state once it reports, so keys never queue up behind stale work.
+        """
         self.generation += 1
         self._pending_cursor = keep or self.current
-        self._filter_worker(self.generation, self.filters, self.sort_column, self.sort_descending)
+        if not self._filtering:
+            self._start_filter()
 
-    @work(thread=True, exclusive=True, group="filter")
+    def _start_filter(self) -> None:
+        self._filtering = True
+        state = (self.filters, self.sort_column, self.sort_descending)
+        self._filter_worker(self.generation, self.frame, self.index, self.cells, *state)
+
+    @work(thread=True, group="filter")
     def _filter_worker(
-        self, generation: int, filters: facets.Filters, column: str | None, desc: bool
+        self,
+        generation: int,
+        frame: pl.DataFrame,
+        index: facets.FacetIndex | None,
+        data: pa.Table | None,
+        filters: facets.Filters,
+        column: str | None,
+        desc: bool,
     ) -> None:
-        view = facets.sort_frame(facets.apply(self.frame, filters), column, desc)
-        if get_current_worker().is_cancelled:
-            return
-        counts = facets.facet_counts(self.frame, filters)
-        data = display_arrow(view)
-        self.post_message(FiltersApplied(generation, view, data, counts))
+        if index is None or index.frame is not frame:  # a new load, or tags changed
+            same_rows = index is not None and index.height == frame.height
+            index = index.retagged(frame) if same_rows else facets.FacetIndex(frame)
+            data = display_arrow(frame)
+        assert data is not None
+        rows = index.rows(filters, column, desc)
+        counts = index.counts(filters)
+        self.post_message(FiltersApplied(generation, index, data, rows, counts))
+
+    @work(thread=True, group="warm")
+    def _warm_worker(self, index: facets.FacetIndex) -> None:
+        index.warm(SORT_COLUMNS)
 
     def on_filters_applied(self, message: FiltersApplied) -> None:
-        if message.generation != self.generation:
-            return  # a newer filter is on its way
-        self.view = message.view
-        row = self._row_of(self._pending_cursor) if self._pending_cursor else None
-        self.query_one(ExamplesTable).show(message.data, row or 0)
-        self.query_one(FacetPanel).show(message.counts, self.filters.selected)
-        self._update_status()
-        self._row_changed()
+        self._filtering = False
+        fresh = self.index is None
+        self.index, self.cells = message.index, message.data
+        if fresh:
+            self._warm_worker(message.index)
+            self.call_after_refresh(_freeze_long_lived)
+        if message.generation != self.generation or message.index.frame is not self.frame:
+            self._start_filter()  # newer requests came in meanwhile: run once more with the latest
+            return
+        with self.app.batch_update():
+            self.rows = message.rows
+            row = self._row_of(self._pending_cursor) if self._pending_cursor else None
+            self.query_one(ExamplesTable).show(message.data, message.rows, row or 0)
+            self.query_one(FacetPanel).show(message.counts, self.filters.selected)
+            self._update_status()
+            self._row_changed()
 
     def _update_status(self) -> None:
         sort = ""
         if self.sort_column:
             sort = f" · sorted by {self.sort_column}{' ↓' if self.sort_descending else ' ↑'}"
         status = Text()
-        status.append(f"{self.view.height:,} of {self.frame.height:,}", style="bold")
+        status.append(f"{len(self.rows):,} of {self.frame.height:,}", style="bold")
         status.append(
             f" (example, model) rows · {self.filters.describe()}{sort} · EX in {self.ex_mode} mode", style=""
         )
@@ -200,13 +267,11 @@ class BrowseScreen(Screen):
         return str(self.query_one("#status", Static).render())
 
     def _row_of(self, key: RowKey | None) -> int | None:
-        if key is None or self.view.is_empty():
+        """The table row showing `key`, or None when the filter hides it."""
+        if key is None or self.index is None or not len(self.rows):
             return None
-        hits = (
-            self.view.select(pl.int_range(pl.len()).alias("_row"), "index", "model")
-            .filter((pl.col("index") == key[0]) & (pl.col("model") == key[1]))
-            .get_column("_row")
-        )
+        number = self.index.row_number(*key)
+        hits = np.flatnonzero(self.rows == number) if number is not None else []
         return int(hits[0]) if len(hits) else None
 
     @on(FacetPanel.Toggled)
@@ -231,9 +296,9 @@ class BrowseScreen(Screen):
     # --- the highlighted row ----------------------------------------------------------------------
 
     def row_at(self, row: int) -> dict[str, Any] | None:
-        if not 0 <= row < self.view.height:
+        if not 0 <= row < len(self.rows):
             return None
-        return self.view.row(row, named=True)
+        return self.frame.row(int(self.rows[row]), named=True)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._row_changed()
@@ -246,7 +311,7 @@ class BrowseScreen(Screen):
         row = self.row_at(table.cursor_row) if table.row_count else None
         detail = self.query_one(DetailPane)
         if row is None:
-            self.current = None
+            self.current = self._live_key = self._detail_key = self._editor_key = None
             for key in ("sql", "breakdown", "results", "question", "triage"):
                 detail.set_tab(key, Text("no row matches the filter", style="dim"))
             return
@@ -254,12 +319,34 @@ class BrowseScreen(Screen):
         if key == self.current:
             return
         self.current = key
-        self._show_triage()
-        detail.editor.text = row.get("pred_sql") or ""
         self._live_key = None
-        self._detail_worker(key, row)
-        if detail.active == "tab-results":
-            self.run_live(row.get("pred_sql") or "")
+        with self.app.batch_update():
+            self._show_triage(row)
+            if detail.active == "tab-results":
+                # the live run first: the other tabs are hidden, their analysis follows the result
+                self._sync_editor(row)
+                self.run_live(row.get("pred_sql") or "", row)
+                self.set_timer(0.2, self._start_detail)
+            else:
+                self._start_detail(row)
+
+    def _sync_editor(self, row: dict[str, Any] | None = None) -> None:
+        """Put the current row's prediction in the editor, unless it is already there (maybe edited)."""
+        if self.current is None or self._editor_key == self.current:
+            return
+        row = row or self._current_row()
+        if row is not None:
+            self._editor_key = self.current
+            self.query_one(DetailPane).editor.text = row.get("pred_sql") or ""
+
+    def _start_detail(self, row: dict[str, Any] | None = None) -> None:
+        """Analyse the current row for the SQL, breakdown and question tabs (once per row)."""
+        if self.current is None or self._detail_key == self.current:
+            return
+        row = row or self._current_row()
+        if row is not None:
+            self._detail_key = self.current
+            self._detail_worker(self.current, row)
 
     @work(thread=True, exclusive=True, group="detail")
     def _detail_worker(self, key: RowKey, row: dict[str, Any]) -> None:
@@ -285,26 +372,39 @@ class BrowseScreen(Screen):
 
     def on_detail_ready(self, message: DetailReady) -> None:
         self.suggestions[message.key] = message.suggestions
+        if len(self.suggestions) == 1:  # the analysis modules are loaded now
+            self.call_after_refresh(_freeze_long_lived)
         if message.key != self.current:
             return
         detail = self.query_one(DetailPane)
-        for key, renderable in message.tabs.items():
-            detail.set_tab(key, renderable)
-        self._show_triage()
+        with self.app.batch_update():
+            for key, renderable in message.tabs.items():
+                detail.set_tab(key, renderable)
+            self._show_triage()
 
     @on(TabbedContent.TabActivated, "#detail-tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-results" and self.current is not None and self._live_key != self.current:
+            self._sync_editor()
             self.run_live(self.query_one(DetailPane).editor.text)
+        elif event.pane.id != "tab-results":
+            self._start_detail()
 
-    def run_live(self, pred_sql: str) -> None:
-        row = self._current_row()
+    def run_live(self, pred_sql: str, row: dict[str, Any] | None = None) -> None:
+        row = row or self._current_row()
         if row is None:
             return
         key = (row["index"], row["model"])
         self._live_key = key
-        self.query_one(DetailPane).set_tab("results", Text("running both queries…", style="dim"))
+        if self._placeholder is not None:
+            self._placeholder.stop()
+        # most queries answer within a frame or two: say "running" only if this one does not
+        self._placeholder = self.set_timer(0.1, partial(self._show_running, key))
         self._live_worker(key, row["db_id"], row.get("gold_sql") or "", pred_sql)
+
+    def _show_running(self, key: RowKey) -> None:
+        if self._live_key == key:
+            self.query_one(DetailPane).set_tab("results", Text("running both queries…", style="dim"))
 
     @work(thread=True, exclusive=True, group="live")
     def _live_worker(self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str) -> None:
@@ -324,10 +424,14 @@ class BrowseScreen(Screen):
         self.post_message(LiveResult(key, render_results(run), dict(run.outcomes)))
 
     def on_live_result(self, message: LiveResult) -> None:
-        if message.key != self.current:
+        if message.key != self.current or message.key != self._live_key:
             return
+        if self._placeholder is not None:
+            self._placeholder.stop()
+            self._placeholder = None
         self.last_outcomes = message.outcomes
         self.query_one(DetailPane).set_tab("results", message.renderable)
+        self._start_detail()
 
     def _current_row(self) -> dict[str, Any] | None:
         row = self._row_of(self.current)
@@ -357,6 +461,7 @@ class BrowseScreen(Screen):
         """Run the edited prediction: a what-if that never changes the stored prediction."""
         detail = self.query_one(DetailPane)
         detail.active = "tab-results"
+        self._sync_editor()
         self.run_live(detail.editor.text)
 
     def action_clear_filters(self) -> None:
@@ -411,13 +516,16 @@ class BrowseScreen(Screen):
         if self.current is None:
             return None
         index, model = self.current
+        number = self.index.row_number(index, model) if self.index is not None else None
+        if number is not None:
+            return self.frame.row(number, named=True)  # a tag change keeps the rows' order
         hits = self.frame.filter((pl.col("index") == index) & (pl.col("model") == model))
         return hits.row(0, named=True) if hits.height else None
 
-    def _show_triage(self) -> None:
+    def _show_triage(self, row: dict[str, Any] | None = None) -> None:
         from sqltriage.tui.widgets.detail_render import render_triage
 
-        row = self._triage_row()
+        row = row or self._triage_row()
         if row is None:
             return
         key = (row["index"], row["model"])

@@ -1,6 +1,8 @@
 """Opening a workspace: evaluate what is missing (with counts, ETA, cancel), then load the frame.
 
-When every result is already stored the evaluation is skipped, so a cached workspace opens at once.
+`evaluate()` itself finds what is already stored (a cached workspace costs it a fraction of a second),
+so the progress box appears only once it reports work to do: a cached workspace opens straight onto
+the browse screen.
 """
 
 from __future__ import annotations
@@ -39,33 +41,6 @@ class Loaded(Message):
         self.frame, self.models, self.note, self.error = frame, models, note, error
 
 
-def results_fresh(
-    ws: object, dataset: Dataset, predictions: Sequence[PredictionSet], options: object
-) -> bool:
-    """True when the workspace already holds every result these inputs would produce."""
-    from sqltriage.core.evaluate import run_key
-    from sqltriage.core.workspace import Workspace, dataset_fingerprint
-
-    assert isinstance(ws, Workspace)
-    if ws.get_meta("dataset_fingerprint") != dataset_fingerprint(dataset) or ws.pending_gold():
-        return False
-    if getattr(options, "features", False):
-        key = f"{dataset_fingerprint(dataset)}:{getattr(options, 'pipeline', None) or 'default'}"
-        if ws.get_meta("features_key") != key:
-            return False
-    key = run_key(dataset, options)  # type: ignore[arg-type]
-    n = len(dataset.examples)
-    for p in predictions:
-        row = ws.db.execute(
-            "SELECT m.result_key, (SELECT count(*) FROM results r WHERE r.model = m.name) FROM models m "
-            "WHERE m.name = ?",
-            [p.name],
-        ).fetchone()
-        if row is None or row[0] != f"{p.sha256}:{key}" or row[1] != n:
-            return False
-    return True
-
-
 class ProgressScreen(Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel evaluation", id="progress.cancel"),
@@ -92,6 +67,7 @@ class ProgressScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#progress-box").display = False  # shown once there is work to wait for
         self._open_worker()
 
     @work(thread=True, exclusive=True, group="open")
@@ -104,7 +80,7 @@ class ProgressScreen(Screen):
         ws = app.workspace  # type: ignore[attr-defined]
         note = ""
         try:
-            if self.predictions and not results_fresh(ws, self.dataset, self.predictions, self.options):
+            if self.predictions:
                 summary = evaluate(
                     self.dataset,
                     self.predictions,
@@ -113,11 +89,10 @@ class ProgressScreen(Screen):
                     progress=lambda s, d, t: self.post_message(EvalProgress(s, d, t)),
                     cancel=self.cancel_event,
                 )
-                note = (
-                    f"evaluation cancelled: {summary.computed} pairs done, the rest next time"
-                    if summary.cancelled
-                    else f"evaluated {summary.computed} pairs in {summary.elapsed:.1f} s"
-                )
+                if summary.cancelled:
+                    note = f"evaluation cancelled: {summary.computed} pairs done, the rest next time"
+                elif summary.computed:
+                    note = f"evaluated {summary.computed} pairs in {summary.elapsed:.1f} s"
             names = [p.name for p in self.predictions]
             mode = getattr(app, "ex_mode", "spider")
             frame = prepare(use_ex_mode(load_frame(ws, names or None), mode))
@@ -128,6 +103,9 @@ class ProgressScreen(Screen):
         self.post_message(Loaded(frame, models, note))
 
     def on_eval_progress(self, message: EvalProgress) -> None:
+        if not message.total:
+            return  # nothing to evaluate: stay blank until the browse screen replaces this one
+        self.query_one("#progress-box").display = True
         now = time.monotonic()
         started = self._stage_started.setdefault(message.stage, now)
         bar = self.query_one(ProgressBar)
@@ -138,9 +116,6 @@ class ProgressScreen(Screen):
             eta = f" · about {(message.total - message.done) / rate:.0f} s left"
         self.query_one("#progress-stage", Label).update(f"{message.stage}")
         self.query_one("#progress-counts", Label).update(f"{message.done:,} of {message.total:,}{eta}")
-
-    def on_loaded(self, message: Loaded) -> None:
-        self.app.post_message(message)
 
     def action_cancel(self) -> None:
         self.cancel_event.set()

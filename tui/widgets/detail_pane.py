@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.console import RenderableType
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -32,6 +33,7 @@ class DetailPane(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.shown: dict[str, RenderableType] = {}
+        self._stale: set[str] = set()  # tabs whose content changed while hidden
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="detail-tabs", initial="tab-sql"):
@@ -55,8 +57,23 @@ class DetailPane(Vertical):
         self.tabs.active = tab_id
 
     def set_tab(self, key: str, renderable: RenderableType) -> None:
+        """Keep `renderable` for the tab; draw it now only if the tab is shown (else when it is chosen).
+
+        Laying out hidden tabs on every cursor move would cost more than the move itself.
+        """
         self.shown[key] = renderable
+        if self.is_mounted and self.active != f"tab-{key}":
+            self._stale.add(key)
+            return
+        self._stale.discard(key)
         self.query_one(f"#body-{key}", Static).update(renderable)
+
+    @on(TabbedContent.TabActivated, "#detail-tabs")
+    def _draw_chosen(self, event: TabbedContent.TabActivated) -> None:
+        key = (event.pane.id or "").removeprefix("tab-")
+        if key in self._stale:
+            self._stale.discard(key)
+            self.query_one(f"#body-{key}", Static).update(self.shown[key])
 
     def text(self, key: str, width: int = 140) -> str:
         """The tab's content as plain text, as a terminal of `width` columns draws it."""

@@ -1,19 +1,22 @@
-"""The examples table: a virtual table over an Arrow copy of the filtered frame.
+"""The examples table: a virtual table over the display cells of every row, shown through row numbers.
 
-Only visible rows are rendered (textual-fastdatatable), and a new filter or sort swaps the whole backend
-at once instead of adding rows one by one, so 100k rows cost what a screenful costs.
+The cells of the whole frame are made once per load (`display_arrow`); a filter or sort only hands the
+table new row numbers, and only the visible rows are read (textual-fastdatatable renders a screenful),
+so a keystroke costs the same at 100k rows as at 100.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar, Literal
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual_fastdatatable import DataTable
-from textual_fastdatatable.backend import ArrowBackend
+from textual_fastdatatable.backend import DataTableBackend
 
 # (frame column, header, width)
 COLUMNS: tuple[tuple[str, str, int], ...] = (
@@ -47,19 +50,80 @@ def display_arrow(frame: pl.DataFrame) -> pa.Table:
         else:
             expr = col.cast(pl.Utf8).fill_null("")
         cols.append(expr.alias(name))
-    return frame.select(cols).to_arrow()
+    return frame.select(cols).to_arrow().combine_chunks()  # one chunk: a cell is then read in O(1)
 
 
-class _FixedWidthBackend(ArrowBackend):
-    """Arrow data with the widths we choose: measuring every cell of 100k rows would cost seconds."""
+class RowsBackend(DataTableBackend[pa.Table]):
+    """Some rows of a display table, by row number, without copying them: read-only.
 
-    def __init__(self, data: pa.Table, widths: list[int]) -> None:
+    Building a backend is O(1) whatever the number of rows; only the rows drawn are converted.
+    """
+
+    def __init__(self, data: pa.Table, rows: np.ndarray | None, widths: list[int]) -> None:
         super().__init__(data)
-        self._fixed_widths = widths
+        self.data = data
+        self.rows = rows  # None: every row, in order
+        self._widths = widths
+        self._columns = [c.chunk(0) if c.num_chunks == 1 else c for c in data.columns]
+
+    @classmethod
+    def from_pydict(cls, data: Any, max_rows: int | None = None, column_names: Any = None) -> RowsBackend:
+        table = pa.Table.from_pydict(dict(data))
+        return cls(table, None, [0] * table.num_columns)
+
+    def _row(self, index: int) -> int:
+        if not 0 <= index < self.row_count:
+            raise IndexError(index)
+        return index if self.rows is None else int(self.rows[index])
+
+    @property
+    def source_data(self) -> pa.Table:
+        return self.data if self.rows is None else self.data.take(pa.array(self.rows))
+
+    @property
+    def source_row_count(self) -> int:
+        return self.row_count
+
+    @property
+    def row_count(self) -> int:
+        return self.data.num_rows if self.rows is None else len(self.rows)
+
+    @property
+    def columns(self) -> Sequence[str]:
+        return self.data.column_names
 
     @property
     def column_content_widths(self) -> list[int]:
-        return self._fixed_widths
+        return self._widths  # measuring every cell of 100k rows would cost seconds
+
+    def get_row_at(self, index: int) -> Sequence[Any]:
+        row = self._row(index)
+        return [column[row].as_py() for column in self._columns]
+
+    def get_column_at(self, index: int) -> Sequence[Any]:
+        column = self.data.column(index)
+        return (column if self.rows is None else column.take(pa.array(self.rows))).to_pylist()
+
+    def get_cell_at(self, row_index: int, column_index: int) -> Any:
+        return self._columns[column_index][self._row(row_index)].as_py()
+
+    def _read_only(self, *_: Any, **__: Any) -> Any:
+        raise NotImplementedError("the examples table is read-only: filter or sort through the screen")
+
+    def append_column(self, label: str, default: Any | None = None) -> int:
+        return self._read_only()
+
+    def append_rows(self, records: Iterable[Iterable[Any]]) -> list[int]:
+        return self._read_only()
+
+    def drop_row(self, row_index: int) -> None:
+        self._read_only()
+
+    def update_cell(self, row_index: int, column_index: int, value: Any) -> None:
+        self._read_only()
+
+    def sort(self, by: list[tuple[str, Literal["ascending", "descending"]]] | str) -> None:
+        self._read_only()
 
 
 class ExamplesTable(DataTable):
@@ -73,7 +137,7 @@ class ExamplesTable(DataTable):
     def __init__(self, *, id: str | None = None) -> None:
         widths = [w for _, _, w in COLUMNS]
         super().__init__(
-            backend=_FixedWidthBackend(display_arrow(_empty()), widths),
+            backend=RowsBackend(display_arrow(_empty()), None, widths),
             column_labels=[h for _, h, _ in COLUMNS],
             column_widths=widths,
             cursor_type="row",
@@ -84,9 +148,9 @@ class ExamplesTable(DataTable):
         )
         self._widths = widths
 
-    def show(self, data: pa.Table, cursor_row: int = 0) -> None:
-        """Replace every row with `data` (from `display_arrow`, made in a worker) and place the cursor."""
-        self.backend = _FixedWidthBackend(data, self._widths)
+    def show(self, data: pa.Table, rows: np.ndarray | None = None, cursor_row: int = 0) -> None:
+        """Show these `rows` of `data` (from `display_arrow`, made once per load) and place the cursor."""
+        self.backend = RowsBackend(data, rows, self._widths)
         self.backend.render_markup = False
         self._ordered_columns = None
         self._clear_caches()
