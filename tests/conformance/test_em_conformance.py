@@ -19,16 +19,8 @@ from sqltriage.core.datasets.schema import load_tables_json
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.exact_match import ExactMatch, exact_match
 
-SYSTEMS = (
-    "c3sql_gpt35",
-    "chatgpt_zeroshot_liu2023",
-    "dailsql_gpt4",
-    "dinsql_gpt4",
-    "graphix_t5_daildir",
-    "nl2sql360_Llama2-7B",
-    "nl2sql360_RESDSQL_3B",
-    "spider_repo_pred_example",
-)
+from .systems import SYSTEMS
+
 MIN_AGREEMENT = 0.97
 
 pytestmark = pytest.mark.slow

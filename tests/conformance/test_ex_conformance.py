@@ -22,16 +22,8 @@ import pytest
 from sqltriage.core.exec_compare import compare, spider_sql
 from sqltriage.core.execution import DEFAULT_TIMEOUT, GoldResultCache, PairRun, order_matters, run_pair
 
-SYSTEMS = (
-    "c3sql_gpt35",
-    "chatgpt_zeroshot_liu2023",
-    "dailsql_gpt4",
-    "dinsql_gpt4",
-    "graphix_t5_daildir",
-    "nl2sql360_Llama2-7B",
-    "nl2sql360_RESDSQL_3B",
-    "spider_repo_pred_example",
-)
+from .systems import SYSTEMS
+
 ROWS_WITH_DB = 972
 MIN_AGREEMENT = 0.995
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ex-differences.md"
