@@ -17,16 +17,7 @@ from sqltriage.core.datasets.schema import load_tables_json
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.parse import parse_sql
 
-SYSTEMS = (
-    "dinsql_gpt4",
-    "dailsql_gpt4",
-    "graphix_t5_daildir",
-    "c3sql_gpt35",
-    "chatgpt_zeroshot_liu2023",
-    "spider_repo_pred_example",
-    "nl2sql360_Llama2-7B",
-    "nl2sql360_RESDSQL_3B",
-)
+from .systems import SYSTEMS
 
 
 def _executes(db: Path, sql: str) -> bool:
