@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -108,10 +109,50 @@ def run_key(dataset: Dataset, options: EvalOptions) -> str:
 _STATE: dict[str, Any] = {}
 
 
+def _ensure_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with a real stderr.
+
+    The tracker hands `sys.stderr.fileno()` to its process; inside a terminal app `sys.stderr` is a
+    capture whose fileno() is -1, and spawning then fails with "bad value(s) in fds_to_keep".
+    """
+    from multiprocessing import resource_tracker
+
+    saved = sys.stderr
+    if _stderr_captured():
+        sys.stderr = sys.__stderr__ if sys.__stderr__ is not None else open(os.devnull, "w")  # noqa: SIM115
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = saved
+
+
+def _stderr_captured() -> bool:
+    """True inside a terminal app, which replaces sys.stderr with a capture that has no descriptor."""
+    try:
+        return sys.stderr is None or sys.stderr.fileno() < 0
+    except (AttributeError, OSError, ValueError):
+        return True
+
+
+def _quiet_worker() -> None:
+    """A worker started under the app must not write to the terminal the app draws on."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+
+
 def _init_worker(
-    dataset: Dataset, predictions: dict[str, tuple[str, ...]], options: EvalOptions, features: bool = False
+    dataset: Dataset,
+    predictions: dict[str, tuple[str, ...]],
+    options: EvalOptions,
+    features: bool = False,
+    quiet: bool = False,
 ) -> None:
     from sqltriage.core.execution import GoldResultCache
+
+    if quiet:
+        _quiet_worker()
 
     _STATE.update(
         dataset=dataset,
@@ -390,11 +431,13 @@ def evaluate(
             _STATE.clear()
     else:
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe from a threaded app
+        under_app = _stderr_captured()
+        _ensure_resource_tracker()
         with ProcessPoolExecutor(
             max_workers=jobs,
             mp_context=ctx,
             initializer=_init_worker,
-            initargs=(dataset, preds, options, want_features),
+            initargs=(dataset, preds, options, want_features, under_app),
         ) as pool:
             futures: set[Future] = {pool.submit(_run_chunk, chunk) for chunk in chunks}
             try:

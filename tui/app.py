@@ -144,7 +144,10 @@ class SqlTriageApp(App[None]):
     def on_loaded(self, message: Loaded) -> None:
         if message.frame is None:
             self.load_error = message.error
-            self.exit(message=f"cannot open the workspace: {message.error}")
+            self.exit(
+                message=f"could not evaluate or load {self.workspace.path}: {message.error}\n"
+                "  → whatever was evaluated is kept in the workspace; running again resumes from there"
+            )
             return
         sources = Sources(
             schemas=self.dataset.schemas,
