@@ -85,12 +85,10 @@ def base_example_rows(dataset: Dataset) -> list[dict[str, Any]]:
 
 def annotated_reasoning(example: Example) -> Any:
     """The reasoning that needs no SQL parse (annotations, evidence); inference waits for the gold parse."""
-    from sqltriage.core.reasoning import reasoning_for
+    from sqltriage.core.reasoning import Reasoning, reasoning_for
 
     if example.reasoning:
         return reasoning_for(example)
-    from sqltriage.core.reasoning import Reasoning
-
     return Reasoning((), False, bool(example.evidence), example.commonsense)
 
 

@@ -154,7 +154,7 @@ class Workspace:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             ws = cls(path, db)
-            ws._migrate(new=not exists)
+            ws._migrate()
         except WorkspaceError:
             conn.close()  # type: ignore[union-attr]  # a newer schema: refused, nothing written
             raise
@@ -179,7 +179,7 @@ class Workspace:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _migrate(self, *, new: bool) -> None:
+    def _migrate(self) -> None:
         self.db.executescript("BEGIN;" + SCHEMA + "COMMIT;")
         with self.write():
             version = self.get_meta("schema_version")
@@ -325,37 +325,33 @@ class Workspace:
         tag = tag.strip()
         if not tag:
             raise WorkspaceError("a tag cannot be empty")
-        now = time.time()
-        added = 0
-        with self.write():
-            for idx, model in pairs:
-                cur = self.db.execute(
-                    "INSERT OR IGNORE INTO tags (idx, model, tag, created) VALUES (?, ?, ?, ?)",
-                    [idx, model, tag, now],
-                )
-                if cur.rowcount:
-                    added += 1
-                    self.db.execute(
-                        "INSERT INTO tag_log (action, idx, model, tag, created) VALUES ('add', ?, ?, ?, ?)",
-                        [idx, model, tag, now],
-                    )
-        return added
+        return self._change_tags(pairs, tag, "add")
 
     def remove_tags(self, pairs: Iterable[tuple[int, str]], tag: str) -> int:
+        return self._change_tags(pairs, tag, "remove")
+
+    def _change_tags(self, pairs: Iterable[tuple[int, str]], tag: str, action: str) -> int:
+        """Apply one tag change to many rows in one transaction, logging each row it really changed."""
         now = time.time()
-        removed = 0
+        changed = 0
         with self.write():
             for idx, model in pairs:
-                cur = self.db.execute(
-                    "DELETE FROM tags WHERE idx = ? AND model = ? AND tag = ?", [idx, model, tag]
-                )
-                if cur.rowcount:
-                    removed += 1
-                    self.db.execute(
-                        "INSERT INTO tag_log (action, idx, model, tag, created) VALUES ('remove', ?, ?, ?, ?)",
+                if action == "add":
+                    cur = self.db.execute(
+                        "INSERT OR IGNORE INTO tags (idx, model, tag, created) VALUES (?, ?, ?, ?)",
                         [idx, model, tag, now],
                     )
-        return removed
+                else:
+                    cur = self.db.execute(
+                        "DELETE FROM tags WHERE idx = ? AND model = ? AND tag = ?", [idx, model, tag]
+                    )
+                if cur.rowcount:
+                    changed += 1
+                    self.db.execute(
+                        "INSERT INTO tag_log (action, idx, model, tag, created) VALUES (?, ?, ?, ?, ?)",
+                        [action, idx, model, tag, now],
+                    )
+        return changed
 
     def tags_of(self, idx: int, model: str) -> list[str]:
         return [

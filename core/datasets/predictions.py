@@ -138,10 +138,17 @@ def _from_lines(path: Path, text: str, dataset: Dataset) -> list[Prediction]:
     while len(lines) > n and not lines[-1].strip():
         lines.pop()  # trailing newlines are not predictions
     _check_count(path, len(lines), dataset, "lines")
+    return _positional(path, lines, dataset, unit="line", first=1)
+
+
+def _positional(
+    path: Path, texts: Sequence[str], dataset: Dataset, *, unit: str, first: int
+) -> list[Prediction]:
+    """One prediction per text in dataset order, each optionally naming its database."""
     preds = []
-    for i, line in enumerate(lines):
-        sql, db_id = _split_db(line)
-        _check_db(path, f"line {i + 1}", db_id, dataset, i)
+    for i, raw in enumerate(texts):
+        sql, db_id = _split_db(raw)
+        _check_db(path, f"{unit} {i + first}", db_id, dataset, i)
         preds.append(Prediction(i, sql, i + 1, db_id))
     return preds
 
@@ -157,12 +164,7 @@ def _from_json(path: Path, text: str, dataset: Dataset) -> list[Prediction]:
         return _from_keyed(path, data, dataset)
     if isinstance(data, list) and all(isinstance(v, str) for v in data):
         _check_count(path, len(data), dataset, "predictions")
-        preds = []
-        for i, raw in enumerate(data):
-            sql, db_id = _split_db(raw)
-            _check_db(path, f"item {i}", db_id, dataset, i)
-            preds.append(Prediction(i, sql, i + 1, db_id))
-        return preds
+        return _positional(path, data, dataset, unit="item", first=0)
     if isinstance(data, list) and all(isinstance(v, dict) for v in data):
         rows = [dict(v) | {"__line__": i + 1} for i, v in enumerate(data)]
         return _from_rows(path, rows, dataset, sql_column=None, id_column=None, unit="item")

@@ -15,11 +15,9 @@ import time
 from pathlib import Path
 
 from tests.bench.harness import (
-    PYTHON,
     SPIDER_DEV,
     Figure,
     load_average,
-    pred_args,
     run_process,
     spider_predictions,
     table,
@@ -52,19 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             if cached is None:
                 cached = Path(tmp) / "spider8.sqltriage.db"
                 print("evaluating Spider dev × 8 for the app benchmarks…", file=sys.stderr)
-                run_process(
-                    [
-                        PYTHON,
-                        "-m",
-                        "sqltriage.tui.cli",
-                        "eval",
-                        str(SPIDER_DEV),
-                        *pred_args(spider_predictions()),
-                        "--workspace",
-                        str(cached),
-                        "--json",
-                    ]
-                )
+                run_process(eval_bench.eval_cmd(cached, spider_predictions()))
             figures += tui_bench.run(args.rounds, cached)
     print(
         f"sqltriage benchmarks — {platform.python_version()}, {platform.machine()}, load before {load_before}, "

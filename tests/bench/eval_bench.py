@@ -16,7 +16,7 @@ from tests.bench import floor
 from tests.bench.harness import PYTHON, SPIDER_DEV, Figure, pred_args, run_process, spider_predictions
 
 
-def _eval_cmd(workspace: Path, preds: list[Path]) -> list[str]:
+def eval_cmd(workspace: Path, preds: list[Path]) -> list[str]:
     return [
         PYTHON,
         "-m",
@@ -32,7 +32,7 @@ def _eval_cmd(workspace: Path, preds: list[Path]) -> list[str]:
 
 def _eval(workspace: Path, preds: list[Path]) -> tuple[float, float, float]:
     """(wall seconds, seconds inside evaluate(), peak MB of the process tree)."""
-    run = run_process(_eval_cmd(workspace, preds))
+    run = run_process(eval_cmd(workspace, preds))
     return run.wall, float(json.loads(run.stdout)["run"]["elapsed"]), run.peak_mb
 
 
