@@ -85,6 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=int, default=None, metavar="N", help="evaluation processes (default: cores)"
     )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
+    p.add_argument(
+        "--features",
+        action="store_true",
+        help="after the metrics, compute the question features if they are not cached yet (spaCy; "
+        "cached for every workspace of this dataset)",
+    )
+    p.add_argument("--pipeline", metavar="NAME", help="spaCy pipeline for question features")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser(

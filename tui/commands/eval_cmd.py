@@ -24,7 +24,20 @@ def options_from(args: argparse.Namespace) -> Any:
         if args.jobs < 1:
             raise UsageError("--jobs must be at least 1")
         kwargs["jobs"] = args.jobs
+    if getattr(args, "pipeline", None):
+        kwargs["pipeline"] = args.pipeline
     return EvalOptions(**kwargs)
+
+
+FEATURES_HINT = (
+    "not computed yet — `sqltriage eval --features` or `sqltriage analyze` computes them once for this "
+    "dataset (kept for every workspace), and the app computes them when its Question tab is shown"
+)
+
+
+def features_line(status: str) -> str:
+    """The eval report's word on question features: they never hold the metrics back, so say where they are."""
+    return FEATURES_HINT if status == "not computed" else status
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,24 +74,39 @@ def run(args: argparse.Namespace) -> int:
             summary = evaluate(inputs.dataset, inputs.predictions, ws, options, progress=progress)
         names = [p.name for p in inputs.predictions]
         report = full_report(load_frame(ws, names))
-    err.print(
-        f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
-        f"in {summary.elapsed:.1f} s; question features: {summary.features}"
-    )
-    report["workspace"] = str(path)
-    report["ex_mode"] = "spider"
-    report["run"] = {
-        "computed": summary.computed,
-        "reused": summary.reused,
-        "stale_models": summary.stale_models,
-        "features": summary.features,
-        "elapsed": round(summary.elapsed, 3),
-    }
-    if args.json:
-        json.dump(report, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        from sqltriage.tui.render_report import print_report
+        err.print(
+            f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
+            f"in {summary.elapsed:.1f} s; question features: {features_line(summary.features)}"
+        )
+        report["workspace"] = str(path)
+        report["ex_mode"] = "spider"
+        report["run"] = {
+            "computed": summary.computed,
+            "reused": summary.reused,
+            "stale_models": summary.stale_models,
+            "features": summary.features,
+            "elapsed": round(summary.elapsed, 3),
+        }
+        if args.json:
+            json.dump(report, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        else:
+            from sqltriage.tui.render_report import print_report
 
-        print_report(report, make_console())
+            print_report(report, make_console())
+        if getattr(args, "features", False) and summary.features == "not computed":
+            _compute_features(inputs.dataset, ws, options.pipeline, err)
     return 0
+
+
+def _compute_features(dataset: Any, ws: Any, pipeline: str | None, err: Any) -> None:
+    """The question features, after the metrics were printed (spaCy; then cached for every workspace)."""
+    import time
+
+    from sqltriage.core import feature_cache
+
+    started = time.perf_counter()
+    with err.status("computing question features (spaCy)…"):
+        _, how = feature_cache.ensure(dataset, ws, pipeline)
+    err.print(f"question features: {how} in {time.perf_counter() - started:.1f} s")
