@@ -39,7 +39,9 @@ class EvalOptions:
     pool_min_pairs: int = 400  # below this many pairs a process pool costs more than it saves
     neighbours: int = 0  # K neighbour databases per database for `ex_ts`; 0 = off
     seed: int = 0  # seed of the neighbour generation
-    neighbour_cache: str | None = None  # folder of the neighbour sets; None = $XDG_CACHE_HOME/sqltriage/neighbours
+    neighbour_cache: str | None = (
+        None  # folder of the neighbour sets; None = $XDG_CACHE_HOME/sqltriage/neighbours
+    )
 
     def result_key(self) -> str:
         ts = f":n{self.neighbours}:s{self.seed}" if self.neighbours > 0 else ""
@@ -202,7 +204,9 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
     return GoldContext(example, schema, db_path, parsed, subs, result, spider_result)
 
 
-def with_neighbours(gold: GoldContext, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
+def with_neighbours(
+    gold: GoldContext, dataset: Dataset, options: EvalOptions, cache: Any = None
+) -> GoldContext:
     """The gold context with its results on the database's neighbours (built once per process and db)."""
     from dataclasses import replace
 
@@ -239,7 +243,7 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
             memo[db_id] = (paths, None)
         except NeighbourError as exc:
             memo[db_id] = ([], str(exc))
-        except Exception as exc:  # noqa: BLE001 - a database we cannot imitate is a reason on its rows
+        except Exception as exc:  # a database we cannot imitate is a reason on its rows
             memo[db_id] = ([], f"generation failed ({type(exc).__name__}: {exc})")
     return memo[db_id]
 

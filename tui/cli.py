@@ -64,7 +64,9 @@ def _add_neighbour_options(p: argparse.ArgumentParser) -> None:
         metavar="K",
         help="also score ex_ts on K generated neighbour databases per database (0 = off; default: 0)",
     )
-    p.add_argument("--seed", type=int, default=None, metavar="N", help="seed of the neighbour databases (default 0)")
+    p.add_argument(
+        "--seed", type=int, default=None, metavar="N", help="seed of the neighbour databases (default 0)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,10 +106,19 @@ def build_parser() -> argparse.ArgumentParser:
         "neighbours", help="build the neighbour databases of a dataset's databases (for ex_ts), and say where"
     )
     _add_inputs(p)
-    p.add_argument("-K", "--neighbours", dest="neighbours", type=int, default=None, metavar="K",
-                   help="neighbour databases per database (default 10)")
+    p.add_argument(
+        "-K",
+        "--neighbours",
+        dest="neighbours",
+        type=int,
+        default=None,
+        metavar="K",
+        help="neighbour databases per database (default 10)",
+    )
     p.add_argument("--seed", type=int, default=None, metavar="N", help="seed (default 0)")
-    p.add_argument("--out", metavar="DIR", help="cache folder (default: $XDG_CACHE_HOME/sqltriage/neighbours)")
+    p.add_argument(
+        "--out", metavar="DIR", help="cache folder (default: $XDG_CACHE_HOME/sqltriage/neighbours)"
+    )
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser(

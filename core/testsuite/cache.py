@@ -128,7 +128,7 @@ def read_manifest(folder: Path) -> dict:
 
 
 @contextlib.contextmanager
-def _locked(path: Path):  # noqa: ANN202
+def _locked(path: Path):
     """An exclusive advisory lock where the platform has one; atomic rename keeps things right without."""
     try:
         import fcntl

@@ -29,7 +29,7 @@ class Distilled:
     covered: int  # of those, how many the chosen databases tell apart
 
 
-def _run(db: Path, sql: str):  # noqa: ANN202 - ExecResult
+def _run(db: Path, sql: str):
     return execute(db, sql, timeout=DISTIL_TIMEOUT, max_rows=DISTIL_MAX_ROWS)
 
 

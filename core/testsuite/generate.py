@@ -52,7 +52,7 @@ def row_count(table: TableInfo, rng: random.Random, n_tables: int) -> int:
     high = max(20, min(2 * table.rows, cap))
     if rng.random() < 0.1:
         high = max(high, min(cap, 500))
-    return int(round(math.exp(rng.uniform(math.log(MIN_ROWS), math.log(high)))))
+    return round(math.exp(rng.uniform(math.log(MIN_ROWS), math.log(high))))
 
 
 def build_database(db: DbInfo, literals: GoldLiterals, rng: random.Random, out: Path) -> list[str]:
@@ -110,10 +110,7 @@ def _fill_table(
         pats = literals.patterns.get(c.name.lower(), [])
         gens.append(ColumnValues(c, lits + loose[:5], pats, rng))
     unique_cols = [i for i, c in enumerate(table.columns) if c.unique]
-    groups = [
-        tuple(i for i, c in enumerate(table.columns) if c.name in g)
-        for g in table.unique_groups
-    ]
+    groups = [tuple(i for i, c in enumerate(table.columns) if c.name in g) for g in table.unique_groups]
     used_single: dict[int, set] = {i: set() for i in unique_cols}
     used_group: list[set] = [set() for _ in groups]
     # foreign keys: a skewed or a uniform choice among the parent's values, decided per table

@@ -75,7 +75,10 @@ def _edits(tree: object, distinct: bool) -> Iterator[Edit]:
             yield i, lambda n: n.replace(exp.And(this=n.this.copy(), expression=n.expression.copy()))
         if name in _CMP_SWAPS:
             other = getattr(exp, _CMP_SWAPS[name])
-            yield i, lambda n, other=other: n.replace(other(this=n.this.copy(), expression=n.expression.copy()))
+            yield (
+                i,
+                lambda n, other=other: n.replace(other(this=n.this.copy(), expression=n.expression.copy())),
+            )
         if name in _AGG_SWAPS and isinstance(node, exp.AggFunc) and not isinstance(node.this, exp.Star):
             other = getattr(exp, _AGG_SWAPS[name])
             yield i, lambda n, other=other: n.replace(other(this=n.this.copy()))
@@ -84,7 +87,13 @@ def _edits(tree: object, distinct: bool) -> Iterator[Edit]:
         if isinstance(node, exp.Literal) and not node.is_string and isinstance(node.parent, exp.Binary):
             yield i, lambda n: n.replace(exp.Literal.number(_step(n.this)))
         if isinstance(node, exp.Ordered):
-            yield i, lambda n: (n.set("nulls_first", bool(n.args.get("desc"))), n.set("desc", not n.args.get("desc")))[-1]
+            yield (
+                i,
+                lambda n: (
+                    n.set("nulls_first", bool(n.args.get("desc"))),
+                    n.set("desc", not n.args.get("desc")),
+                )[-1],
+            )
         if isinstance(node, exp.Select):
             if not distinct:
                 pass
@@ -98,8 +107,11 @@ def _edits(tree: object, distinct: bool) -> Iterator[Edit]:
             yield i, lambda n: n.set("expression", exp.Literal.number(_step(n.expression.name)))
         if name in _SETOP_SWAPS and isinstance(node, exp.SetOperation):
             other = getattr(exp, _SETOP_SWAPS[name])
-            yield i, lambda n, other=other: n.replace(
-                other(this=n.this.copy(), expression=n.expression.copy(), distinct=n.args.get("distinct"))
+            yield (
+                i,
+                lambda n, other=other: n.replace(
+                    other(this=n.this.copy(), expression=n.expression.copy(), distinct=n.args.get("distinct"))
+                ),
             )
         if isinstance(node, exp.Join) and not node.args.get("side"):
             yield i, lambda n: n.set("side", "LEFT")

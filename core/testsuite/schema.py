@@ -100,7 +100,12 @@ def _read(conn: sqlite3.Connection, extra_fks: list[tuple[tuple[str, str], tuple
             continue
         for (src_t, src_c), (dst_t, dst_c) in extra_fks:
             parent = by_name.get(dst_t.lower())
-            if src_t.lower() == t.name.lower() and parent is not None and t.column(src_c) and parent.column(dst_c):
+            if (
+                src_t.lower() == t.name.lower()
+                and parent is not None
+                and t.column(src_c)
+                and parent.column(dst_c)
+            ):
                 t.foreign_keys.append((t.column(src_c).name, parent.name, parent.column(dst_c).name))
     return DbInfo(tables, extra, skipped)
 
@@ -118,18 +123,14 @@ def _table(conn: sqlite3.Connection, name: str, ddl: str) -> TableInfo:
         cols = tuple(r[2] for r in conn.execute(f"PRAGMA index_info({_q(idx[1])})").fetchall())
         if None in cols or not cols:
             continue  # an expression index: INSERT OR IGNORE enforces it
-        if len(cols) == 1:
-            groups.append(cols)
-        elif cols not in groups:
+        if len(cols) == 1 or cols not in groups:
             groups.append(cols)
     single = {g[0].lower() for g in groups if len(g) == 1}
     if len(pk) == 1:
         single.add(pk[0].lower())
     for c in columns:
         c.unique = c.name.lower() in single
-    table = TableInfo(
-        name, ddl, columns, _count(conn, name), pk, [g for g in groups if len(g) > 1]
-    )
+    table = TableInfo(name, ddl, columns, _count(conn, name), pk, [g for g in groups if len(g) > 1])
     for r in conn.execute(f"PRAGMA foreign_key_list({_q(name)})").fetchall():
         parent, src, dst = r[2], r[3], r[4]
         if src is None:
