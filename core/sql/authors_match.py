@@ -236,6 +236,7 @@ class _Walker:
                     raise AuthorsCodeWouldRaise("their code would raise: JOIN … ON with OR")
                 _walk(on, "from", items, ctx)
 
+
 def _source(source: exp.Expression | None, items: _Items, ctx: tuple) -> None:
     if isinstance(source, exp.Table):
         items.v(f"table:{source.name.lower()}")

@@ -80,7 +80,9 @@ def partial_match(
     if pred_subs is None or not pred.ok:
         pred_subs = subqueries(pred, schema) if pred.ok else ()
     if not pred.ok or rejected or not pred_subs or not pred_subs[0].structural:
-        reason = pred.error if not pred.ok else f"SQLite rejects it ({rejected})" if rejected else "not a query"
+        reason = (
+            pred.error if not pred.ok else f"SQLite rejects it ({rejected})" if rejected else "not a query"
+        )
         pairs = compare_subqueries(gold_subs, (), values=values).subqueries
         return MatchBreakdown(0.0, 0.0, 0.0, 0.0, pairs, f"prediction: {reason}")
     return compare_subqueries(gold_subs, pred_subs, values=values)

@@ -45,7 +45,9 @@ def test_same_query_written_differently_scores_one() -> None:
 
 
 def test_values_compare_as_sqlite_compares_them_case_sensitively() -> None:
-    m = partial_match("SELECT name FROM singer WHERE country = 'France'", "SELECT name FROM singer WHERE country = 'france'")
+    m = partial_match(
+        "SELECT name FROM singer WHERE country = 'France'", "SELECT name FROM singer WHERE country = 'france'"
+    )
     assert (m.sm, m.om) == (1.0, 1.0)
     assert m.subqueries[0].variable.gold_only == ("value:France",)
     assert m.subqueries[0].variable.pred_only == ("value:france",)
