@@ -32,6 +32,7 @@ NONE_VALUE = "(none)"  # the facet value of a row whose column is empty
 NEAR_MISS_PM = 0.9  # EX fails although the query is this close to gold
 LOW_PM = 0.5  # EX passes although the query is this far from gold: maybe right by accident
 SEARCH_COLUMNS = ("question", "gold_sql", "pred_sql")
+TS_FALSE_POSITIVE = "EX pass, fails on a neighbour (EX false positive)"  # needs `eval --neighbours K`
 
 
 def _is(col: str, value: int) -> pl.Expr:
@@ -61,6 +62,7 @@ def outcome_exprs() -> dict[str, pl.Expr]:
         & (pl.col("pm") >= NEAR_MISS_PM).fill_null(False),
         f"EX pass, PM < {LOW_PM} (EX false positive?)": _is("ex", 1)
         & (pl.col("pm") < LOW_PM).fill_null(False),
+        TS_FALSE_POSITIVE: _is("ex_spider", 1) & _is("ex_ts", 0),
     }
 
 

@@ -30,7 +30,7 @@ def sample_args(args: argparse.Namespace) -> argparse.Namespace:
 
 def run(args: argparse.Namespace) -> int:
     from sqltriage.tui.app import create_app
-    from sqltriage.tui.commands.eval_cmd import options_from
+    from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
 
     sample = not args.dataset
     if sample:
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         workspace = default_workspace(inputs.dataset)
     workspace.parent.mkdir(parents=True, exist_ok=True)
+    remember_neighbours(args, workspace)
     config = load_config()
     app = create_app(
         workspace,
