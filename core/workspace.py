@@ -79,6 +79,8 @@ RESULT_COLUMNS: dict[str, type] = {
     "error_kind": str,
     "pred_elapsed": float,
     "truncated": int,
+    "suggested": str,  # suggested causes in rank order, "; "-separated
+    "suggested_why": str,  # the same as JSON: [{tag, confidence, reason}]
 }
 
 _SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}
