@@ -79,6 +79,9 @@ RESULT_COLUMNS: dict[str, type] = {
     "error_kind": str,
     "pred_elapsed": float,
     "truncated": int,
+    "ex_ts": int,
+    "ts_databases": int,
+    "ts_witness": str,
     "suggested": str,  # suggested causes in rank order, "; "-separated
     "suggested_why": str,  # the same as JSON: [{tag, confidence, reason}]
 }
