@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "2"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "3"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
@@ -38,6 +38,7 @@ class EvalOptions:
     features: bool = True  # compute question features (spaCy)
     pipeline: str | None = None  # spaCy pipeline name; None = the default
     pool_min_pairs: int = 400  # below this many pairs a process pool costs more than it saves
+    cluster: str | None = None  # a Dask scheduler address, or local:N; None = this machine's processes
     neighbours: int = 0  # K neighbour databases per database for `ex_ts`; 0 = off
     seed: int = 0  # seed of the neighbour generation
     neighbour_cache: str | None = (
@@ -300,7 +301,7 @@ def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
         em = exact_match(gold.parsed, pred_parsed, schema)
         out["em"], out["em_spider"] = em.em, em.em_spider
     pm = partial_match(gold.parsed, pred_parsed, schema, gold_subs=gold.subs, pred_subs=pred_subs)
-    out.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm)
+    out.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm, _pred_parsed=pred_parsed)
     return out
 
 
@@ -330,6 +331,7 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
     scored 0 on the parse-based metrics.
     """
     row: dict[str, Any] = {"idx": gold.example.index, "pred_sql": pred_sql}
+    pred_result = None
     try:
         row.update(_analyse_pair(gold, pred_sql))
     except (RecursionError, MemoryError, ValueError) as exc:
@@ -355,7 +357,32 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
     if error is None and parse_error is not None:
         error, kind = f"does not parse: {parse_error}", "parse"
     row["error"], row["error_kind"] = error, kind
+    row.update(_suggestions(gold, row.pop("_pred_parsed", None) or pred_sql, row, pred_result))
     return row
+
+
+def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result: Any) -> dict[str, Any]:
+    """Suggested causes from the parses and results at hand (no extra parse of gold, no extra run)."""
+    import json
+
+    from sqltriage.core.suggest import format_suggested, suggest_causes
+
+    if not gold.parsed.ok:
+        return {"suggested": None, "suggested_why": None}
+    try:
+        found = suggest_causes(
+            gold.parsed,
+            pred,
+            schema=gold.schema,
+            evidence=gold.example.evidence,
+            gold_result=gold.result,
+            pred_result=pred_result,
+            ex=row.get("ex"),
+            error=row.get("error"),
+        )
+    except (RecursionError, MemoryError, ValueError):  # a query too odd to compare gets no suggestion
+        found = []
+    return {"suggested": format_suggested(found), "suggested_why": json.dumps([s.as_dict() for s in found])}
 
 
 Task = tuple[int, bool, tuple[str, ...]]  # (example index, gold still to analyse, models still to evaluate)
@@ -424,6 +451,27 @@ def _features_of(golds: Sequence[GoldContext], pipeline: str | None) -> tuple[li
 # --- parent side ---------------------------------------------------------------------------------------
 
 
+def _chunk_executor(options: EvalOptions, jobs: int, dataset: Dataset, initargs: tuple) -> Executor:
+    """Where chunks run: this machine's process pool, or a Dask cluster when `options.cluster` names one.
+
+    Both are `concurrent.futures` executors whose workers run `_init_worker(dataset, *initargs)` before
+    their first chunk, so the loop that submits chunks and writes their results is the same for both.
+    """
+    if options.cluster:
+        from sqltriage.core.cluster import open_cluster, with_absolute_paths
+
+        shared = with_absolute_paths(dataset)  # workers open the databases at the paths they are sent
+        return open_cluster(options.cluster, _init_worker, (shared, *initargs), shared.databases)
+    under_app = _stderr_captured()
+    _ensure_resource_tracker()
+    return ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("spawn"),  # fork is unsafe from a threaded app
+        initializer=_init_worker,
+        initargs=(dataset, *initargs, under_app),
+    )
+
+
 def evaluate(
     dataset: Dataset,
     predictions: Sequence[PredictionSet],
@@ -459,6 +507,8 @@ def evaluate(
     preds = {p.name: tuple(x.sql for x in p.predictions) for p in predictions}
     jobs = max(1, options.jobs or os.cpu_count() or 1)
     in_process = jobs == 1 or total_pairs + len(pending_gold) < options.pool_min_pairs
+    if options.cluster:  # asked for by name: used whenever there is work, however little
+        in_process = not tasks
     chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
     report = progress or (lambda stage, d, t: None)
     report("evaluate", 0, total_pairs)
@@ -487,15 +537,7 @@ def evaluate(
         finally:
             _STATE.clear()
     else:
-        ctx = multiprocessing.get_context("spawn")  # fork is unsafe from a threaded app
-        under_app = _stderr_captured()
-        _ensure_resource_tracker()
-        with ProcessPoolExecutor(
-            max_workers=jobs,
-            mp_context=ctx,
-            initializer=_init_worker,
-            initargs=(dataset, preds, options, want_features, under_app),
-        ) as pool:
+        with _chunk_executor(options, jobs, dataset, (preds, options, want_features)) as pool:
             futures: set[Future] = {pool.submit(_run_chunk, chunk) for chunk in chunks}
             try:
                 while futures:
