@@ -31,21 +31,38 @@ def pct(value: float | None) -> str:
     return "  —" if value is None else f"{value * 100:3.0f}"
 
 
+def main_columns(models: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The report's columns: `EX official` (and how many rows it decides otherwise) beside EX when it differs."""
+    columns = list(MAIN_COLUMNS)
+    if any(m.get("official_differs") for m in models):
+        at = columns.index(("EX", "ex")) + 1
+        columns[at:at] = [("EX official", "ex_official"), ("≠ official", "official_differs")]
+    return columns
+
+
 def print_report(report: dict[str, Any], console: Console) -> None:
     models = report["models"]
+    columns = main_columns(models)
     t = Table(title="Metrics per model (EX in spider mode unless named)", title_justify="left")
     t.add_column("model", style="bold")
     t.add_column("n", justify="right")
     t.add_column("n exec", justify="right")
-    for label, _ in MAIN_COLUMNS:
+    for label, _ in columns:
         t.add_column(label, justify="right")
     for m in models:
-        t.add_row(m["model"], str(m["n"]), str(m["n_exec"]), *(fmt(m[key]) for _, key in MAIN_COLUMNS))
+        cells = (str(m[key]) if key == "official_differs" else fmt(m[key]) for _, key in columns)
+        t.add_row(m["model"], str(m["n"]), str(m["n_exec"]), *cells)
     console.print(t)
     console.print(
         "[dim]Execution metrics are averaged over the rows whose database exists (n exec); "
         "match metrics over all rows.[/]"
     )
+    if quirks := report.get("official_quirks"):
+        console.print(
+            "[dim]EX official: the official Spider evaluator's verdict, quirk for quirk; where it differs "
+            "from EX, the quirk that decides (see docs/ex-differences.md):[/] "
+            + "; ".join(f"{q['model']}: {q['quirk']} ×{q['rows']}" for q in quirks)
+        )
     for facet in FACETS:
         rows = report["breakdowns"][facet]
         if not rows:
