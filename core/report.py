@@ -29,6 +29,9 @@ EXPORT_COLUMNS = (
     "om",
     "vm",
     "pm",
+    "ex_ts",
+    "ts_databases",
+    "ts_witness",
     "structural",
     "operators",
     "hardness",
@@ -51,7 +54,7 @@ EXTRA_COLUMNS = (
     "gold_error",
     "gold_error_kind",
 )
-EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer", "ex_official")
+EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer", "ex_official", "ex_ts")
 MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
 FACETS = ("hardness", "structural", "operators", "reasoning")
 TOP_CATEGORIES = 8

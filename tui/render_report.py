@@ -40,6 +40,13 @@ def main_columns(models: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return columns
 
 
+def ts_gap(m: dict[str, Any]) -> float | None:
+    """EX minus TS over the same rows (both are means over the rows with a verdict)."""
+    if m.get("ex_ts") is None or m.get("ex_spider") is None:
+        return None
+    return m["ex_spider"] - m["ex_ts"]
+
+
 def print_report(report: dict[str, Any], console: Console) -> None:
     models = report["models"]
     columns = main_columns(models)
@@ -47,10 +54,16 @@ def print_report(report: dict[str, Any], console: Console) -> None:
     t.add_column("model", style="bold")
     t.add_column("n", justify="right")
     t.add_column("n exec", justify="right")
+    with_ts = any(m.get("ex_ts_n") for m in models)
     for label, _ in columns:
         t.add_column(label, justify="right")
+    if with_ts:
+        t.add_column("EX (TS)", justify="right")
+        t.add_column("EX − TS", justify="right")
     for m in models:
-        cells = (str(m[key]) if key == "official_differs" else fmt(m[key]) for _, key in columns)
+        cells = [str(m[key]) if key == "official_differs" else fmt(m[key]) for _, key in columns]
+        if with_ts:
+            cells += [fmt(m.get("ex_ts")), fmt(ts_gap(m))]
         t.add_row(m["model"], str(m["n"]), str(m["n_exec"]), *cells)
     console.print(t)
     console.print(
