@@ -39,6 +39,7 @@ EXPORT_COLUMNS = (
     "error",
     "tags",
     "note",
+    "suggested",
 )
 EXTRA_COLUMNS = (
     "official_quirk",
