@@ -492,7 +492,7 @@ class BrowseScreen(Screen):
         self.query_one(ExamplesTable).focus()
 
     def action_open_detail(self) -> None:
-        self.query_one(DetailPane).focus()
+        self.query_one(DetailPane).focus_body()
 
     def action_back(self) -> None:
         facet_filter = self.query_one("#facet-filter", Input)
@@ -514,7 +514,7 @@ class BrowseScreen(Screen):
             self.query_one(ExamplesTable).focus()
         else:
             self.maximize(detail, container=False)
-            detail.focus()
+            detail.focus_body()
 
     def action_grow_detail(self) -> None:
         self.resize_detail(self.detail_lines() + DETAIL_STEP)

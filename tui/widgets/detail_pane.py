@@ -97,6 +97,12 @@ class DetailPane(Vertical):
     def editor(self) -> TextArea:
         return self.query_one("#pred-editor", TextArea)
 
+    def focus_body(self) -> None:
+        """Focus the shown tab's scrolling body, so arrows and page keys scroll what is read."""
+        pane = self.tabs.active_pane
+        if pane is not None:
+            pane.query_one(VerticalScroll).focus()
+
     def on_mouse_down(self, event: events.MouseDown) -> None:
         if event.y == 0 and self.screen.maximized is None:  # the top border: start dragging the split
             self._dragging = True
