@@ -23,7 +23,7 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "1"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "2"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -37,9 +37,15 @@ class EvalOptions:
     features: bool = True  # compute question features (spaCy)
     pipeline: str | None = None  # spaCy pipeline name; None = the default
     pool_min_pairs: int = 400  # below this many pairs a process pool costs more than it saves
+    neighbours: int = 0  # K neighbour databases per database for `ex_ts`; 0 = off
+    seed: int = 0  # seed of the neighbour generation
+    neighbour_cache: str | None = (
+        None  # folder of the neighbour sets; None = $XDG_CACHE_HOME/sqltriage/neighbours
+    )
 
     def result_key(self) -> str:
-        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}"
+        ts = f":n{self.neighbours}:s{self.seed}" if self.neighbours > 0 else ""
+        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}"
 
 
 @dataclass(slots=True)
@@ -173,6 +179,8 @@ class GoldContext:
     subs: tuple  # categories.subqueries() of the gold
     result: Any  # ExecResult, or None when the database is missing
     spider_result: Any  # the result of the text the official Spider evaluator runs (DISTINCT removed, ...)
+    neighbours: tuple = ()  # testsuite.match.NeighbourGold per neighbour database, for `ex_ts`
+    ts_problem: str | None = None  # why this example's database has no neighbours
 
 
 def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
@@ -194,6 +202,50 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         if (text := spider_sql(example.gold_sql)) != example.gold_sql:
             spider_result = run(db_path, text, options.timeout, options.max_rows)
     return GoldContext(example, schema, db_path, parsed, subs, result, spider_result)
+
+
+def with_neighbours(
+    gold: GoldContext, dataset: Dataset, options: EvalOptions, cache: Any = None
+) -> GoldContext:
+    """The gold context with its results on the database's neighbours (built once per process and db)."""
+    from dataclasses import replace
+
+    from sqltriage.core.testsuite.match import neighbour_golds
+
+    paths, problem = neighbours_of(gold.example.db_id, dataset, options)
+    if problem is not None:
+        return replace(gold, ts_problem=problem)
+    golds = neighbour_golds(gold.example.gold_sql, paths, cache, options.timeout, options.max_rows)
+    return replace(gold, neighbours=golds)
+
+
+def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[list[Path], str | None]:
+    """The neighbour files of one database (memoised per process), or the reason there are none."""
+    from sqltriage.core.testsuite import NeighbourError, ensure_neighbours
+
+    memo: dict[str, tuple[list[Path], str | None]] = _STATE.setdefault("neighbours", {})
+    if db_id not in memo:
+        db_path = dataset.db_path(db_id)
+        schema = dataset.schemas.get(db_id)
+        golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
+        root = Path(options.neighbour_cache) if options.neighbour_cache else None
+        try:
+            if db_path is None:
+                raise NeighbourError("the database is missing")
+            paths = ensure_neighbours(
+                db_path,
+                golds,
+                options.neighbours,
+                options.seed,
+                root,
+                foreign_keys=schema.foreign_keys if schema is not None else (),
+            )
+            memo[db_id] = (paths, None)
+        except NeighbourError as exc:
+            memo[db_id] = ([], str(exc))
+        except Exception as exc:  # a database we cannot imitate is a reason on its rows
+            memo[db_id] = ([], f"generation failed ({type(exc).__name__}: {exc})")
+    return memo[db_id]
 
 
 def _gold_row(gold: GoldContext) -> dict[str, Any]:
@@ -294,6 +346,10 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
             error, kind = pred_result.error, pred_result.error_kind
     else:
         row.update(va=None, ex=None, ex_spider=None, ex_bird=None, ex_archer=None)
+    if options.neighbours > 0:
+        from sqltriage.core.testsuite.match import ts_columns
+
+        row.update(ts_columns(gold, pred_sql, options, row.get("ex_spider")))
     parse_error = row.pop("parse_error")
     if error is None and parse_error is not None:
         error, kind = f"does not parse: {parse_error}", "parse"
@@ -319,6 +375,8 @@ def _run_chunk(tasks: Sequence[Task]) -> ChunkResult:
     golds: list[GoldContext] = []
     for idx, need_gold, models in tasks:
         gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"])
+        if options.neighbours > 0 and models and gold.result is not None:
+            gold = with_neighbours(gold, dataset, options, _STATE["gold_cache"])
         golds.append(gold)
         if need_gold:
             example_rows[idx] = _gold_row(gold)

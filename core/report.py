@@ -28,6 +28,9 @@ EXPORT_COLUMNS = (
     "om",
     "vm",
     "pm",
+    "ex_ts",
+    "ts_databases",
+    "ts_witness",
     "structural",
     "operators",
     "hardness",
@@ -49,7 +52,7 @@ EXTRA_COLUMNS = (
     "gold_error",
     "gold_error_kind",
 )
-EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer")
+EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer", "ex_ts")
 MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
 FACETS = ("hardness", "structural", "operators", "reasoning")
 TOP_CATEGORIES = 8

@@ -79,6 +79,9 @@ RESULT_COLUMNS: dict[str, type] = {
     "error_kind": str,
     "pred_elapsed": float,
     "truncated": int,
+    "ex_ts": int,
+    "ts_databases": int,
+    "ts_witness": str,
 }
 
 _SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}

@@ -24,6 +24,12 @@ def options_from(args: argparse.Namespace) -> Any:
         if args.jobs < 1:
             raise UsageError("--jobs must be at least 1")
         kwargs["jobs"] = args.jobs
+    if getattr(args, "neighbours", None) is not None:
+        if args.neighbours < 0:
+            raise UsageError("--neighbours must be 0 (off) or a positive number of databases")
+        kwargs["neighbours"] = args.neighbours
+    if getattr(args, "seed", None) is not None:
+        kwargs["seed"] = args.seed
     return EvalOptions(**kwargs)
 
 
@@ -65,6 +71,11 @@ def run(args: argparse.Namespace) -> int:
         f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
         f"in {summary.elapsed:.1f} s; question features: {summary.features}"
     )
+    if options.neighbours <= 0:
+        err.print(
+            "[dim]ex_ts is off: add --neighbours 10 to also score each EX pass on 10 generated neighbour "
+            "databases (catches EX false positives; see docs/testsuite.md)[/]"
+        )
     report["workspace"] = str(path)
     report["ex_mode"] = "spider"
     report["run"] = {
@@ -73,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
         "stale_models": summary.stale_models,
         "features": summary.features,
         "elapsed": round(summary.elapsed, 3),
+        "neighbours": options.neighbours,
+        "seed": options.seed,
     }
     if args.json:
         json.dump(report, sys.stdout, indent=2)
