@@ -119,7 +119,7 @@ async def test_42_models_collapsed_and_filter_box(sample_ws: Evaluated, tmp_path
 async def test_sections_are_remembered_in_the_config(sample_ws: Evaluated, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('theme = "textual-light"\n\n[keys]\n"browse.tag" = "ctrl+t"\n', encoding="utf-8")
-    async with running(sample_ws, config_file=config) as (app, pilot, screen):
+    async with running(sample_ws, config_file=config) as (_app, pilot, screen):
         panel = screen.query_one(FacetPanel)
         assert not panel.is_open("structural")
         await pilot.press("f")
@@ -132,7 +132,7 @@ async def test_sections_are_remembered_in_the_config(sample_ws: Evaluated, tmp_p
     assert saved.facets_open == ("structural",) and saved.facets_closed == ("hardness",)
     assert saved.theme == "textual-light" and saved.keys == {"browse.tag": "ctrl+t"}  # the rest kept
     kwargs = {"config_file": config, "facets_open": saved.facets_open, "facets_closed": saved.facets_closed}
-    async with running(sample_ws, **kwargs) as (app, pilot, screen):
+    async with running(sample_ws, **kwargs) as (_app, _pilot, screen):
         panel = screen.query_one(FacetPanel)
         assert panel.is_open("structural") and not panel.is_open("hardness")
         assert len(panel.visible_values("structural")) == TOP
