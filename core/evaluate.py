@@ -23,7 +23,7 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "2"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "3"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -299,7 +299,7 @@ def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
         em = exact_match(gold.parsed, pred_parsed, schema)
         out["em"], out["em_spider"] = em.em, em.em_spider
     pm = partial_match(gold.parsed, pred_parsed, schema, gold_subs=gold.subs, pred_subs=pred_subs)
-    out.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm)
+    out.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm, _pred_parsed=pred_parsed)
     return out
 
 
@@ -329,6 +329,7 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
     scored 0 on the parse-based metrics.
     """
     row: dict[str, Any] = {"idx": gold.example.index, "pred_sql": pred_sql}
+    pred_result = None
     try:
         row.update(_analyse_pair(gold, pred_sql))
     except (RecursionError, MemoryError, ValueError) as exc:
@@ -354,7 +355,32 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
     if error is None and parse_error is not None:
         error, kind = f"does not parse: {parse_error}", "parse"
     row["error"], row["error_kind"] = error, kind
+    row.update(_suggestions(gold, row.pop("_pred_parsed", None) or pred_sql, row, pred_result))
     return row
+
+
+def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result: Any) -> dict[str, Any]:
+    """Suggested causes from the parses and results at hand (no extra parse of gold, no extra run)."""
+    import json
+
+    from sqltriage.core.suggest import format_suggested, suggest_causes
+
+    if not gold.parsed.ok:
+        return {"suggested": None, "suggested_why": None}
+    try:
+        found = suggest_causes(
+            gold.parsed,
+            pred,
+            schema=gold.schema,
+            evidence=gold.example.evidence,
+            gold_result=gold.result,
+            pred_result=pred_result,
+            ex=row.get("ex"),
+            error=row.get("error"),
+        )
+    except (RecursionError, MemoryError, ValueError):  # a query too odd to compare gets no suggestion
+        found = []
+    return {"suggested": format_suggested(found), "suggested_why": json.dumps([s.as_dict() for s in found])}
 
 
 Task = tuple[int, bool, tuple[str, ...]]  # (example index, gold still to analyse, models still to evaluate)

@@ -38,6 +38,7 @@ EXPORT_COLUMNS = (
     "error",
     "tags",
     "note",
+    "suggested",
 )
 EXTRA_COLUMNS = (
     "error_kind",

@@ -82,6 +82,8 @@ RESULT_COLUMNS: dict[str, type] = {
     "ex_ts": int,
     "ts_databases": int,
     "ts_witness": str,
+    "suggested": str,  # suggested causes in rank order, "; "-separated
+    "suggested_why": str,  # the same as JSON: [{tag, confidence, reason}]
 }
 
 _SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}

@@ -25,6 +25,11 @@ from tests.bench.harness import (
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["suggest"]:  # the suggestion engine against the hand-labelled causes
+        from tests.bench import suggest_bench
+
+        return suggest_bench.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
     parser.add_argument("--runs", type=int, default=3, help="runs of each eval figure (default 3)")
     parser.add_argument("--rounds", type=int, default=10, help="key presses per app figure (default 10)")

@@ -7,8 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from sqltriage.core.report import EXPORT_COLUMNS
-from sqltriage.core.sql.partial_match import partial_match
-from sqltriage.core.suggest import suggest_causes
+from sqltriage.core.suggest import stored_suggestions
 from sqltriage.core.workspace import Workspace
 from sqltriage.tui.screens.modals import Confirm, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
@@ -103,25 +102,12 @@ async def test_bulk_tag_asks_first_and_undoes_as_one(ws_copy: Evaluated) -> None
 
 
 async def test_accept_suggestion_with_one_key(ws_copy: Evaluated) -> None:
+    """The evaluation stored ranked suggestions; the triage tab shows the first and `a` applies it."""
     frame = ws_copy.frame
-    rows = frame.filter((pl.col("ex") == 0) & (pl.col("parse_ok") == 1)).sort("index")
-    dataset = ws_copy.inputs.dataset
-    row = next(
-        r
-        for r in rows.iter_rows(named=True)
-        if suggest_causes(
-            partial_match(r["gold_sql"], r["pred_sql"], dataset.schemas.get(r["db_id"])),
-            ex=r["ex"],
-            va=r["va"],
-            error=r["error"],
-        )
-    )
-    expected = suggest_causes(
-        partial_match(row["gold_sql"], row["pred_sql"], dataset.schemas.get(row["db_id"])),
-        ex=row["ex"],
-        va=row["va"],
-        error=row["error"],
-    )
+    rows = frame.filter((pl.col("ex") == 0) & (pl.col("suggested").fill_null("") != "")).sort("index")
+    row = rows.row(0, named=True)
+    expected = stored_suggestions(row["suggested_why"])
+    assert expected and [s.tag for s in expected] == row["suggested"].split("; ")
     async with running(ws_copy) as (app, pilot, screen):
         from .test_browse import goto
 

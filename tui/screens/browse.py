@@ -395,7 +395,7 @@ class BrowseScreen(Screen):
     def _detail_worker(self, key: RowKey, row: dict[str, Any]) -> None:
         from sqltriage.core.sql.diff import sql_diff
         from sqltriage.core.sql.partial_match import partial_match
-        from sqltriage.core.suggest import suggest_causes
+        from sqltriage.core.suggest import stored_suggestions, suggest_causes
         from sqltriage.tui.widgets.detail_render import render_breakdown, render_question, render_sql_diff
 
         schema = self.sources.schemas.get(row["db_id"])
@@ -410,7 +410,16 @@ class BrowseScreen(Screen):
         breakdown = partial_match(gold, pred, schema)
         tabs["breakdown"] = render_breakdown(breakdown)
         tabs["question"] = render_question(row, self.sources.databases.get(row["db_id"]))
-        found = suggest_causes(breakdown, ex=row.get("ex"), va=row.get("va"), error=row.get("error"))
+        found = stored_suggestions(row.get("suggested_why"))
+        if found is None:  # a workspace evaluated before suggestions were stored: from the parses alone
+            found = suggest_causes(
+                gold,
+                pred,
+                schema=schema,
+                evidence=row.get("evidence"),
+                ex=row.get("ex"),
+                error=row.get("error"),
+            )
         self.post_message(DetailReady(key, tabs, found))
 
     def on_detail_ready(self, message: DetailReady) -> None:
