@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ class EvalOptions:
     features: bool = True  # compute question features (spaCy)
     pipeline: str | None = None  # spaCy pipeline name; None = the default
     pool_min_pairs: int = 400  # below this many pairs a process pool costs more than it saves
+    cluster: str | None = None  # a Dask scheduler address, or local:N; None = this machine's processes
     neighbours: int = 0  # K neighbour databases per database for `ex_ts`; 0 = off
     seed: int = 0  # seed of the neighbour generation
     neighbour_cache: str | None = (
@@ -449,6 +450,27 @@ def _features_of(golds: Sequence[GoldContext], pipeline: str | None) -> tuple[li
 # --- parent side ---------------------------------------------------------------------------------------
 
 
+def _chunk_executor(options: EvalOptions, jobs: int, dataset: Dataset, initargs: tuple) -> Executor:
+    """Where chunks run: this machine's process pool, or a Dask cluster when `options.cluster` names one.
+
+    Both are `concurrent.futures` executors whose workers run `_init_worker(dataset, *initargs)` before
+    their first chunk, so the loop that submits chunks and writes their results is the same for both.
+    """
+    if options.cluster:
+        from sqltriage.core.cluster import open_cluster, with_absolute_paths
+
+        shared = with_absolute_paths(dataset)  # workers open the databases at the paths they are sent
+        return open_cluster(options.cluster, _init_worker, (shared, *initargs), shared.databases)
+    under_app = _stderr_captured()
+    _ensure_resource_tracker()
+    return ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("spawn"),  # fork is unsafe from a threaded app
+        initializer=_init_worker,
+        initargs=(dataset, *initargs, under_app),
+    )
+
+
 def evaluate(
     dataset: Dataset,
     predictions: Sequence[PredictionSet],
@@ -484,6 +506,8 @@ def evaluate(
     preds = {p.name: tuple(x.sql for x in p.predictions) for p in predictions}
     jobs = max(1, options.jobs or os.cpu_count() or 1)
     in_process = jobs == 1 or total_pairs + len(pending_gold) < options.pool_min_pairs
+    if options.cluster:  # asked for by name: used whenever there is work, however little
+        in_process = not tasks
     chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
     report = progress or (lambda stage, d, t: None)
     report("evaluate", 0, total_pairs)
@@ -512,15 +536,7 @@ def evaluate(
         finally:
             _STATE.clear()
     else:
-        ctx = multiprocessing.get_context("spawn")  # fork is unsafe from a threaded app
-        under_app = _stderr_captured()
-        _ensure_resource_tracker()
-        with ProcessPoolExecutor(
-            max_workers=jobs,
-            mp_context=ctx,
-            initializer=_init_worker,
-            initargs=(dataset, preds, options, want_features, under_app),
-        ) as pool:
+        with _chunk_executor(options, jobs, dataset, (preds, options, want_features)) as pool:
             futures: set[Future] = {pool.submit(_run_chunk, chunk) for chunk in chunks}
             try:
                 while futures:

@@ -24,6 +24,16 @@ def options_from(args: argparse.Namespace) -> Any:
         if args.jobs < 1:
             raise UsageError("--jobs must be at least 1")
         kwargs["jobs"] = args.jobs
+    if getattr(args, "cluster", None) is not None:
+        from sqltriage.core.cluster import parse_cluster_address, require_distributed
+
+        if getattr(args, "jobs", None) is not None:
+            raise UsageError(
+                "--jobs and --cluster do not go together: the cluster's workers do the work",
+                hint="drop --jobs (with local:N, N is the number of worker processes)",
+            )
+        kwargs["cluster"] = parse_cluster_address(args.cluster)
+        require_distributed()
     if getattr(args, "neighbours", None) is not None:
         if args.neighbours < 0:
             raise UsageError("--neighbours must be 0 (off) or a positive number of databases")
