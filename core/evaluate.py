@@ -23,7 +23,7 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "3"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "4"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -180,12 +180,14 @@ class GoldContext:
     subs: tuple  # categories.subqueries() of the gold
     result: Any  # ExecResult, or None when the database is missing
     spider_result: Any  # the result of the text the official Spider evaluator runs (DISTINCT removed, ...)
+    official_result: Any = None  # the same for `ex_official` (its gold file's line read as it reads it)
     neighbours: tuple = ()  # testsuite.match.NeighbourGold per neighbour database, for `ex_ts`
     ts_problem: str | None = None  # why this example's database has no neighbours
 
 
 def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
     from sqltriage.core.execution import execute, spider_sql
+    from sqltriage.core.official_ex import official_gold_text
     from sqltriage.core.sql.categories import subqueries
     from sqltriage.core.sql.parse import ParsedQuery, parse_sql
 
@@ -196,13 +198,18 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         subs = subqueries(parsed, schema) if parsed.ok else ()
     except (RecursionError, MemoryError, ValueError) as exc:  # too deep or large to walk: unparsed, not fatal
         parsed, subs = ParsedQuery(example.gold_sql, None, f"cannot be analysed ({type(exc).__name__})"), ()
-    result = spider_result = None
+    result = spider_result = official_result = None
     if db_path is not None:
         run = cache.get if cache is not None else (lambda p, q, t, r: execute(p, q, timeout=t, max_rows=r))
         result = spider_result = run(db_path, example.gold_sql, options.timeout, options.max_rows)
         if (text := spider_sql(example.gold_sql)) != example.gold_sql:
             spider_result = run(db_path, text, options.timeout, options.max_rows)
-    return GoldContext(example, schema, db_path, parsed, subs, result, spider_result)
+        official_result = spider_result
+        if (official := official_gold_text(example.gold_sql)) != text:
+            official_result = run(db_path, official, options.timeout, options.max_rows)
+    return GoldContext(
+        example, schema, db_path, parsed, subs, result, spider_result, official_result=official_result
+    )
 
 
 def with_neighbours(
@@ -306,18 +313,32 @@ def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
 
 def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tuple[dict[str, Any], Any]:
     from sqltriage.core.execution import execute, execution_outcomes, spider_sql
+    from sqltriage.core.official_ex import official_outcome, official_pred_text
 
     pred_result = execute(gold.db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
     pred_spider = pred_result
     if (text := spider_sql(pred_sql)) != pred_sql:
         pred_spider = execute(gold.db_path, text, timeout=options.timeout, max_rows=options.max_rows)
-    outcomes = execution_outcomes(
+    outcomes: dict[str, Any] = execution_outcomes(
         gold.result,
         pred_result,
         gold.example.gold_sql,
         gold_spider=gold.spider_result,
         pred_spider=pred_spider,
     )
+    pred_official = pred_spider
+    if (official_text := official_pred_text(pred_sql)) != text:
+        pred_official = execute(
+            gold.db_path, official_text, timeout=options.timeout, max_rows=options.max_rows
+        )
+    official = official_outcome(
+        gold.official_result or gold.spider_result,
+        pred_official,
+        gold.example.gold_sql,
+        pred_sql,
+        outcomes["ex_spider"],
+    )
+    outcomes["ex_official"], outcomes["official_quirk"] = official.ex, official.quirk
     outcomes["pred_elapsed"] = pred_result.elapsed
     outcomes["truncated"] = int(pred_result.truncated)
     return outcomes, pred_result
@@ -347,7 +368,7 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
         if pred_result.error and error is None:
             error, kind = pred_result.error, pred_result.error_kind
     else:
-        row.update(va=None, ex=None, ex_spider=None, ex_bird=None, ex_archer=None)
+        row.update(va=None, ex=None, ex_spider=None, ex_bird=None, ex_archer=None, ex_official=None)
     if options.neighbours > 0:
         from sqltriage.core.testsuite.match import ts_columns
 

@@ -25,6 +25,7 @@ FACETS: tuple[tuple[str, str], ...] = (
     ("hardness", "hardness"),
     ("reasoning", "reasoning"),
     ("db_id", "database"),
+    ("official_quirk", "official evaluator scores differently"),
     ("tag", "tag"),
 )
 FACET_KEYS = tuple(k for k, _ in FACETS)
@@ -61,6 +62,9 @@ def outcome_exprs() -> dict[str, pl.Expr]:
         & (pl.col("pm") >= NEAR_MISS_PM).fill_null(False),
         f"EX pass, PM < {LOW_PM} (EX false positive?)": _is("ex", 1)
         & (pl.col("pm") < LOW_PM).fill_null(False),
+        "the official evaluator scores this differently": pl.col("ex_official")
+        .ne_missing(pl.col("ex_spider"))
+        .fill_null(False),
     }
 
 
@@ -128,8 +132,7 @@ def prepare(frame: pl.DataFrame) -> pl.DataFrame:
     Done once per load, so that every keystroke filters with cheap column comparisons only.
     """
     text_facets = [
-        pl.col(c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}")
-        for c in ("model", "structural", "operators", "hardness", "reasoning", "db_id")
+        pl.col(c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}") for c in _COLUMN_FACETS
     ]
     tag_list = _tag_list(pl.col("tags"))
     search = pl.concat_str(
@@ -193,7 +196,7 @@ def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False
 
 # --- the fast path: row numbers and live counts from numpy codes, built once per load ------------------
 
-_COLUMN_FACETS = ("model", "structural", "operators", "hardness", "reasoning", "db_id")
+_COLUMN_FACETS = ("model", "structural", "operators", "hardness", "reasoning", "db_id", "official_quirk")
 _WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse earlier searches
 
 

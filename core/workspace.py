@@ -66,6 +66,8 @@ RESULT_COLUMNS: dict[str, type] = {
     "ex_spider": int,
     "ex_bird": int,
     "ex_archer": int,
+    "ex_official": int,  # the official Spider evaluator's verdict, quirk for quirk
+    "official_quirk": str,  # what makes ex_official differ from ex_spider on this row
     "em": int,
     "em_spider": int,
     "sm": float,

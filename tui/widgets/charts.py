@@ -48,15 +48,23 @@ def error_rate(row: dict[str, Any], metric: str) -> float | None:
 
 
 def model_table(models: Sequence[dict[str, Any]], ex_mode: str) -> Table:
+    """Metrics per model; `EX official` joins when the official evaluator scores some row differently."""
+    keys = ["va", "ex", "em", "pm", "sm", "om", "vm"]
+    labels = {"va": "VA", "ex": "EX", "em": "EM", "pm": "PM", "sm": "SM", "om": "OM", "vm": "VM"}
+    if any(m.get("official_differs") for m in models):
+        keys[2:2] = ["ex_official", "official_differs"]
+        labels |= {"ex_official": "EX official", "official_differs": "≠ official"}
     t = Table(title=f"models (EX in {ex_mode} mode)", title_justify="left", expand=False)
-    for col in ("model", "n", "VA", "EX", "EM", "PM", "SM", "OM", "VM"):
-        t.add_column(col, justify="left" if col == "model" else "right")
+    t.add_column("model", justify="left")
+    t.add_column("n", justify="right")
+    for k in keys:
+        t.add_column(labels[k], justify="right")
     for m in models:
-        t.add_row(
-            m["model"],
-            f"{m['n']:,}",
-            *(("—" if m[k] is None else f"{m[k]:.3f}") for k in ("va", "ex", "em", "pm", "sm", "om", "vm")),
-        )
+        cells = [
+            "—" if m.get(k) is None else (f"{m[k]:,}" if k == "official_differs" else f"{m[k]:.3f}")
+            for k in keys
+        ]
+        t.add_row(m["model"], f"{m['n']:,}", *cells)
     return t
 
 
