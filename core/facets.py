@@ -205,6 +205,8 @@ _WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse ea
 def _codes(series: pl.Series) -> tuple[np.ndarray, list[str]]:
     """Integer codes of a text column and the labels they stand for (sorted)."""
     labels = series.unique().sort()
+    if labels.is_empty():  # an empty workspace: no codes, no labels (numpy cannot count an object array)
+        return np.zeros(0, dtype=np.int32), []
     new = pl.Series(np.arange(labels.len(), dtype=np.int32))
     return series.replace_strict(labels, new, return_dtype=pl.Int32).to_numpy(), labels.to_list()
 
