@@ -11,13 +11,18 @@ Conventions (they decide what counts as "the same", so they are part of the resu
   one level below the query it sits in. In `A UNION B` the set operator is an item of `A` and `B` sits
   one level below `A`, as in Spider's own representation; an ORDER BY / LIMIT after a set operation
   belongs to its last operand (Spider's reading as well).
-- A JOIN is one operator (`from:join`, `from:left join`; a comma join reads as `cross join`); the
-  conditions of its ON are part of the join: their columns are variables, their `=` / AND are not
-  counted as comparison or logical operators.
-- Names are lower-cased and aliases resolved (`T1.name` → `singer.name`). Values lose their quotes and
-  case: `'France'`, `"france"` and `'FRANCE'` are the same value; numbers are compared by value, so
-  `20`, `20.0` and `'20'` are the same. A LIMIT count is a variable value but not a database value, so
-  it is in the variable match and not in `n_values`.
+- A JOIN is one operator (`from:join`, `from:left join`; a comma join reads as `cross join`). The
+  comparisons of its ON condition are comparison operators (`from:=`, type `C`): the paper lists `=`
+  among the comparison operators without exempting joins, and its authors' code counts them so (all
+  1034 Spider dev gold queries then get the authors' operator categories). The AND / OR joining them
+  are part of the join, not logical operators (again as the authors' code counts them).
+- Names are lower-cased and aliases resolved (`T1.name` → `singer.name`): SQLite reads names without
+  regard to case. Values lose their quotes but keep their case: SQLite's `=` compares text
+  case-sensitively, so `'France'` and `'france'` are different values (`"France"` and `'France'` are
+  the same, the double quotes being SQLite's string quotes there). Numbers are compared by value, as
+  SQLite compares them: `20`, `20.0` and `'20'` are the same. `*` is not a variable: the paper's
+  variables are tables, columns and values, and `*` names none of them. A LIMIT count is a variable
+  value but not a database value, so it is in the variable match and not in `n_values`.
 - `length` is the number of characters of the query with whitespace runs collapsed to one space.
 """
 
@@ -62,7 +67,7 @@ class QueryCategories:
     structural: str  # letters present, canonical order, space separated: "S F W O"
     operators: str  # operator types present, canonical order: "J Ag C"; "" when none
     hardness: str  # easy | medium | hard | extra; "" when the query cannot be read
-    n_operators: int = 0  # operator occurrences (a join counts once, its ON condition not at all)
+    n_operators: int = 0  # operator occurrences (a join once, and each comparison of its ON condition)
     n_tables: int = 0  # distinct tables
     n_columns: int = 0  # distinct columns (alias-resolved; `*` not counted)
     n_values: int = 0  # literal values in conditions and expressions (LIMIT / OFFSET counts excluded)
@@ -113,7 +118,7 @@ def categorize(
         hardness=spider_hardness(parsed.tree),
         n_operators=sum(s.n_operators for s in subs),
         n_tables=len({v for v in variables if v.startswith("table:")}),
-        n_columns=len({v for v in variables if v.startswith("column:") and not v.endswith("*")}),
+        n_columns=len({v for v in variables if v.startswith("column:")}),
         n_values=sum(s.n_values for s in subs),
         nesting_depth=max((s.depth for s in subs), default=0),
         length=length,
@@ -245,7 +250,7 @@ class _Walker:
             self._source(join.this, unit, context)
             on = join.args.get("on")
             if on is not None:
-                _walk(on, "from", unit, context, operators=False)
+                _walk(on, "from", unit, context, comparisons_only=True)
             for col in join.args.get("using") or []:
                 _walk(col, "from", unit, context, operators=False)
 
@@ -280,17 +285,27 @@ class _Context:
     outer: list[dict[str, str | None]]
 
 
-def _walk(node: exp.Expression, clause: str, unit: _Unit, ctx: _Context, operators: bool = True) -> None:
-    """Collect the operators and variables of one clause, stopping at nested queries."""
+def _walk(
+    node: exp.Expression,
+    clause: str,
+    unit: _Unit,
+    ctx: _Context,
+    operators: bool = True,
+    comparisons_only: bool = False,
+) -> None:
+    """Collect the operators and variables of one clause, stopping at nested queries.
+
+    `comparisons_only` (a JOIN's ON condition): its comparisons are operators, its AND / OR are not.
+    """
     if isinstance(node, _QUERY):
         unit.nest(clause, node)
         return
     children: list[exp.Expression] = list(node.iter_expressions())
     if isinstance(node, exp.Column):
-        unit.variables.append(_column_item(node, ctx))
+        if not isinstance(node.this, exp.Star):  # `T1.*`: not a variable, as `*`
+            unit.variables.append(_column_item(node, ctx))
         return
     if isinstance(node, exp.Star):
-        unit.variables.append("column:*")
         return
     if isinstance(node, exp.Literal) or (isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal)):
         unit.variables.append(f"value:{normalise_value(node)}")
@@ -298,13 +313,13 @@ def _walk(node: exp.Expression, clause: str, unit: _Unit, ctx: _Context, operato
         return
     if operators:
         found = _operator(node)
-        if found is not None:
+        if found is not None and not (comparisons_only and found[0] != "C"):
             kind, name, inner = found
             unit.operator(clause, kind, name)
             if inner is not None:  # NOT x: the negated predicate is one operator, walk its operands
                 children = list(inner.iter_expressions())
     for child in children:
-        _walk(child, clause, unit, ctx, operators)
+        _walk(child, clause, unit, ctx, operators, comparisons_only)
 
 
 def _operator(node: exp.Expression) -> tuple[str, str, exp.Expression | None] | None:
@@ -356,15 +371,13 @@ def _limit(node: exp.Expression, unit: _Unit) -> None:
 
 
 def _column_item(col: exp.Column, ctx: _Context) -> str:
-    if isinstance(col.this, exp.Star):
-        return "column:*"
     table = resolve_column_table(col, ctx.scope, ctx.outer, ctx.schema)
     name = col.name.lower()
     return f"column:{table}.{name}" if table else f"column:{name}"
 
 
 def normalise_value(node: exp.Expression) -> str:
-    """A literal as compared in the variable match: no quotes, lower case, numbers by value."""
+    """A literal as compared in the variable match: no quotes, case as written, numbers by value."""
     sign = ""
     if isinstance(node, exp.Neg):
         sign, node = "-", node.this
@@ -372,7 +385,7 @@ def normalise_value(node: exp.Expression) -> str:
     try:
         number = float(text)
     except ValueError:
-        return sign + text.lower()
+        return sign + text
     if number.is_integer() and abs(number) < 1e15:
         return sign + str(int(number))
     return sign + repr(number)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.categories import Subquery, subqueries
 from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed
+from sqltriage.core.sql.sqlite_syntax import sqlite_syntax_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +63,8 @@ def partial_match(
 ) -> MatchBreakdown:
     """Compare a prediction with its gold query; never raises.
 
-    A prediction that does not parse (or is not a query) scores 0.0 with `error` set; a gold query that
-    does not parse gives None scores. `values=False` leaves literals out of the variable match, for
+    A prediction that does not parse, is not a query, or is a syntax error to SQLite (which sqlglot may
+    still read) scores 0.0 with `error` set; a gold query that does not parse gives None scores. `values=False` leaves literals out of the variable match, for
     models that predict no values (the paper's treatment of such models). `gold_subs` / `pred_subs`,
     when the caller already has `subqueries()` of a side, save walking its tree again.
     """
@@ -75,10 +76,13 @@ def partial_match(
     if not gold_subs or not gold_subs[0].structural:
         return MatchBreakdown(None, None, None, None, (), "gold query: not a query")
     pred = ensure_parsed(pred_sql, schema)
+    rejected = sqlite_syntax_error(pred.sql) if pred.ok else None
     if pred_subs is None or not pred.ok:
         pred_subs = subqueries(pred, schema) if pred.ok else ()
-    if not pred.ok or not pred_subs or not pred_subs[0].structural:
-        reason = pred.error if not pred.ok else "not a query"
+    if not pred.ok or rejected or not pred_subs or not pred_subs[0].structural:
+        reason = (
+            pred.error if not pred.ok else f"SQLite rejects it ({rejected})" if rejected else "not a query"
+        )
         pairs = compare_subqueries(gold_subs, (), values=values).subqueries
         return MatchBreakdown(0.0, 0.0, 0.0, 0.0, pairs, f"prediction: {reason}")
     return compare_subqueries(gold_subs, pred_subs, values=values)

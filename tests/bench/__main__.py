@@ -1,9 +1,9 @@
 """`python -m tests.bench`: every benchmark on Spider dev, as one table.
 
 Options: `--runs N` (repetitions of each eval figure, default 3), `--rounds N` (key presses per app
-figure, default 10), `--only eval|app|official` (one part), `--workspace FILE` (reuse a Spider dev × 8
-workspace for the app half instead of evaluating one), `--official PATH` (the official evaluator's folder
-for the side-by-side figure). See docs/benchmarks.md for what each figure measures.
+figure, default 10), `--only eval|app|testsuite|official` (one part), `--workspace FILE` (reuse a Spider
+dev × 8 workspace for the app half instead of evaluating one), `--official PATH` (the official evaluator's
+folder for the side-by-side figure). See docs/benchmarks.md for what each figure measures.
 """
 
 from __future__ import annotations
@@ -27,10 +27,15 @@ from tests.bench.harness import (
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["suggest"]:  # the suggestion engine against the hand-labelled causes
+        from tests.bench import suggest_bench
+
+        return suggest_bench.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
     parser.add_argument("--runs", type=int, default=3, help="runs of each eval figure (default 3)")
     parser.add_argument("--rounds", type=int, default=10, help="key presses per app figure (default 10)")
-    parser.add_argument("--only", choices=("eval", "app", "official"), help="run one part only")
+    parser.add_argument("--only", choices=("eval", "app", "testsuite", "official"), help="run one part only")
     parser.add_argument("--workspace", help="a Spider dev × 8 workspace for the app half (else one is built)")
     parser.add_argument(
         "--official",
@@ -43,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Spider dev not found at {SPIDER_DEV}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
         return 2
 
-    from tests.bench import eval_bench, official, tui_bench
+    from tests.bench import eval_bench, official, testsuite_bench, tui_bench
 
     started = time.perf_counter()
     load_before = load_average()
@@ -58,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
             eval_figs, built = eval_bench.run(args.runs, Path(tmp))
             figures += eval_figs
             cached = cached or built
+        if args.only in (None, "testsuite"):
+            figures += testsuite_bench.run(Path(tmp))
         if args.only in (None, "app"):
             if cached is None:
                 cached = Path(tmp) / "spider8.sqltriage.db"

@@ -58,14 +58,22 @@ def test_fixtures_cover_every_letter_and_operator_type_several_times() -> None:
         assert any(e["hardness"] == level for _, e in CASES)
 
 
+def test_join_on_equalities_are_comparisons_and_their_and_is_part_of_the_join() -> None:
+    sql = "SELECT a.x FROM a JOIN b ON a.id = b.id AND a.k = b.k JOIN c ON b.z = c.z OR b.w = c.w"
+    cats = categorize(sql)
+    assert cats.operators == "J C"
+    ops = subqueries(sql)[0].operators
+    assert ops == ("from:join", "from:=", "from:=#2", "from:join#2", "from:=#3", "from:=#4")
+
+
 def test_counts() -> None:
     cats = categorize(
         "SELECT T1.name, count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.singer_id "
         "WHERE T2.year > 2014 AND T1.country = 'France' GROUP BY T1.name "
         "HAVING count(*) > (SELECT avg(n) FROM stats) LIMIT 3"
     )
-    # join, count (select), >, and, = (where), count, > (having), avg (nested)
-    assert cats.n_operators == 8
+    # join, = (its ON), count (select), >, and, = (where), count, > (having), avg (nested)
+    assert cats.n_operators == 9
     assert cats.n_tables == 3
     # singer.name, singer.id, concert.singer_id, concert.year, singer.country, stats.n
     assert cats.n_columns == 6

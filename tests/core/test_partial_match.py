@@ -38,10 +38,48 @@ def test_breakdown_points_at_the_cause() -> None:
 def test_same_query_written_differently_scores_one() -> None:
     m = partial_match(
         "SELECT T1.name FROM singer AS T1 WHERE T1.country = 'France'",
-        'select name from SINGER where country = "france";',
+        'select name from SINGER where country = "France";',
     )
     assert (m.sm, m.om, m.vm, m.pm) == (1.0, 1.0, 1.0, 1.0)
     assert all(not s.variable.gold_only and not s.variable.pred_only for s in m.subqueries)
+
+
+def test_values_compare_as_sqlite_compares_them_case_sensitively() -> None:
+    m = partial_match(
+        "SELECT name FROM singer WHERE country = 'France'", "SELECT name FROM singer WHERE country = 'france'"
+    )
+    assert (m.sm, m.om) == (1.0, 1.0)
+    assert m.subqueries[0].variable.gold_only == ("value:France",)
+    assert m.subqueries[0].variable.pred_only == ("value:france",)
+
+
+def test_star_is_not_a_variable() -> None:
+    m = partial_match("SELECT count(*) FROM singer", "SELECT count(name) FROM singer")
+    assert m.subqueries[0].variable.gold_only == ()
+    assert m.subqueries[0].variable.pred_only == ("column:singer.name",)
+    assert m.vm == pytest.approx(1 / 2)
+    assert partial_match("SELECT * FROM singer", "SELECT * FROM singer").subqueries[0].variable.both == (
+        "table:singer",
+    )
+
+
+def test_join_on_equality_is_a_comparison_operator() -> None:
+    m = partial_match(
+        "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.singer_id",
+        "SELECT singer.name FROM singer JOIN concert ON singer.id > concert.singer_id",
+    )
+    assert m.subqueries[0].operator.gold_only == ("from:=",)
+    assert m.subqueries[0].operator.pred_only == ("from:>",)
+    assert m.om == pytest.approx(1 / 3)
+
+
+def test_prediction_sqlite_rejects_scores_zero_though_sqlglot_reads_it() -> None:
+    gold = "SELECT city FROM employee WHERE age < 30 GROUP BY city"
+    m = partial_match(gold, "SELECT city FROM employee GROUP BY city WHERE age < 30")
+    assert (m.sm, m.om, m.vm, m.pm) == (0.0, 0.0, 0.0, 0.0)
+    assert m.error is not None and "SQLite rejects it" in m.error and "syntax error" in m.error
+    # the same clauses in SQLite's order are fine, and unknown names are not syntax errors
+    assert partial_match(gold, "SELECT city FROM nowhere WHERE age < 30 GROUP BY city").error is None
 
 
 def test_numbers_compare_by_value() -> None:

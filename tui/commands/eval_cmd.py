@@ -26,6 +26,22 @@ def options_from(args: argparse.Namespace) -> Any:
         kwargs["jobs"] = args.jobs
     if getattr(args, "pipeline", None):
         kwargs["pipeline"] = args.pipeline
+    if getattr(args, "cluster", None) is not None:
+        from sqltriage.core.cluster import parse_cluster_address, require_distributed
+
+        if getattr(args, "jobs", None) is not None:
+            raise UsageError(
+                "--jobs and --cluster do not go together: the cluster's workers do the work",
+                hint="drop --jobs (with local:N, N is the number of worker processes)",
+            )
+        kwargs["cluster"] = parse_cluster_address(args.cluster)
+        require_distributed()
+    if getattr(args, "neighbours", None) is not None:
+        if args.neighbours < 0:
+            raise UsageError("--neighbours must be 0 (off) or a positive number of databases")
+        kwargs["neighbours"] = args.neighbours
+    if getattr(args, "seed", None) is not None:
+        kwargs["seed"] = args.seed
     return EvalOptions(**kwargs)
 
 
@@ -40,6 +56,26 @@ def features_line(status: str) -> str:
     return FEATURES_HINT if status == "not computed" else status
 
 
+def remember_neighbours(args: argparse.Namespace, workspace: Path) -> None:
+    """Without --neighbours, keep the K and seed the workspace was last evaluated with (else ex_ts is lost)."""
+    from sqltriage.core.evaluate import NEIGHBOURS_META
+    from sqltriage.core.workspace import Workspace
+
+    if getattr(args, "neighbours", None) is not None or not workspace.is_file():
+        return
+    try:
+        with Workspace.open(workspace, create=False) as ws:
+            stored = ws.get_meta(NEIGHBOURS_META)
+    except Exception:  # a workspace that cannot be read is reported where it is opened for real
+        return
+    if stored and ":" in stored:
+        k, seed = stored.split(":", 1)
+        if k.isdigit() and int(k) > 0:
+            args.neighbours = int(k)
+            if getattr(args, "seed", None) is None and seed.lstrip("-").isdigit():
+                args.seed = int(seed)
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -51,8 +87,9 @@ def run(args: argparse.Namespace) -> int:
     inputs = load_inputs(args)
     if not inputs.predictions:
         raise UsageError("eval needs at least one --pred NAME=FILE")
-    options = options_from(args)
     path = Path(args.workspace) if args.workspace else default_workspace(inputs.dataset)
+    remember_neighbours(args, path)
+    options = options_from(args)
     err = make_console(stderr=True)
     err.print(f"workspace: {path}")
     with Workspace.open(path) as ws:
@@ -74,39 +111,52 @@ def run(args: argparse.Namespace) -> int:
             summary = evaluate(inputs.dataset, inputs.predictions, ws, options, progress=progress)
         names = [p.name for p in inputs.predictions]
         report = full_report(load_frame(ws, names))
+    err.print(
+        f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
+        f"in {summary.elapsed:.1f} s; question features: {features_line(summary.features)}"
+    )
+    if options.neighbours > 0:
         err.print(
-            f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
-            f"in {summary.elapsed:.1f} s; question features: {features_line(summary.features)}"
+            f"ex_ts on {options.neighbours} neighbour databases per database (seed {options.seed}); "
+            "--neighbours 0 turns it off"
         )
-        report["workspace"] = str(path)
-        report["ex_mode"] = "spider"
-        report["run"] = {
-            "computed": summary.computed,
-            "reused": summary.reused,
-            "stale_models": summary.stale_models,
-            "features": summary.features,
-            "elapsed": round(summary.elapsed, 3),
-        }
-        if args.json:
-            json.dump(report, sys.stdout, indent=2)
-            sys.stdout.write("\n")
-            sys.stdout.flush()
-        else:
-            from sqltriage.tui.render_report import print_report
+    else:
+        err.print(
+            "[dim]ex_ts is off: add --neighbours 10 to also score each EX pass on 10 generated neighbour "
+            "databases (catches EX false positives; see docs/testsuite.md)[/]"
+        )
+    report["workspace"] = str(path)
+    report["ex_mode"] = "spider"
+    report["run"] = {
+        "computed": summary.computed,
+        "reused": summary.reused,
+        "stale_models": summary.stale_models,
+        "features": summary.features,
+        "elapsed": round(summary.elapsed, 3),
+        "neighbours": options.neighbours,
+        "seed": options.seed,
+    }
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    else:
+        from sqltriage.tui.render_report import print_report
 
-            print_report(report, make_console())
-        if getattr(args, "features", False) and summary.features == "not computed":
-            _compute_features(inputs.dataset, ws, options.pipeline, err)
+        print_report(report, make_console())
+    if getattr(args, "features", False) and summary.features == "not computed":
+        _compute_features(inputs.dataset, path, options.pipeline, err)
     return 0
 
 
-def _compute_features(dataset: Any, ws: Any, pipeline: str | None, err: Any) -> None:
+def _compute_features(dataset: Any, path: Path, pipeline: str | None, err: Any) -> None:
     """The question features, after the metrics were printed (spaCy; then cached for every workspace)."""
     import time
 
     from sqltriage.core import feature_cache
+    from sqltriage.core.workspace import Workspace
 
     started = time.perf_counter()
-    with err.status("computing question features (spaCy)…"):
+    with err.status("computing question features (spaCy)…"), Workspace.open(path) as ws:
         _, how = feature_cache.ensure(dataset, ws, pipeline)
     err.print(f"question features: {how} in {time.perf_counter() - started:.1f} s")

@@ -266,7 +266,7 @@ def render_triage(tags: str, note: str, suggestions: list[Suggestion]) -> Render
         out.append("\n  ")
         out.append("a → " if i == 0 else "    ", style="bold reverse" if i == 0 else "")
         out.append(f" {s.tag}", style="bold")
-        out.append(f"  {s.reason}", style="dim")
+        out.append(f"  {s.confidence:.0%}  {s.reason}", style="dim")
     out.append("\n\nnote: ", style="bold")
     out.append(note or "none (n to write one)", style="" if note else "dim")
     return out
