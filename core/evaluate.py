@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,9 +23,10 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "3"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "4"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,7 @@ class EvalOptions:
     features: bool = True  # compute question features (spaCy)
     pipeline: str | None = None  # spaCy pipeline name; None = the default
     pool_min_pairs: int = 400  # below this many pairs a process pool costs more than it saves
+    cluster: str | None = None  # a Dask scheduler address, or local:N; None = this machine's processes
     neighbours: int = 0  # K neighbour databases per database for `ex_ts`; 0 = off
     seed: int = 0  # seed of the neighbour generation
     neighbour_cache: str | None = (
@@ -179,12 +181,14 @@ class GoldContext:
     subs: tuple  # categories.subqueries() of the gold
     result: Any  # ExecResult, or None when the database is missing
     spider_result: Any  # the result of the text the official Spider evaluator runs (DISTINCT removed, ...)
+    official_result: Any = None  # the same for `ex_official` (its gold file's line read as it reads it)
     neighbours: tuple = ()  # testsuite.match.NeighbourGold per neighbour database, for `ex_ts`
     ts_problem: str | None = None  # why this example's database has no neighbours
 
 
 def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
     from sqltriage.core.execution import execute, spider_sql
+    from sqltriage.core.official_ex import official_gold_text
     from sqltriage.core.sql.categories import subqueries
     from sqltriage.core.sql.parse import ParsedQuery, parse_sql
 
@@ -195,13 +199,18 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         subs = subqueries(parsed, schema) if parsed.ok else ()
     except (RecursionError, MemoryError, ValueError) as exc:  # too deep or large to walk: unparsed, not fatal
         parsed, subs = ParsedQuery(example.gold_sql, None, f"cannot be analysed ({type(exc).__name__})"), ()
-    result = spider_result = None
+    result = spider_result = official_result = None
     if db_path is not None:
         run = cache.get if cache is not None else (lambda p, q, t, r: execute(p, q, timeout=t, max_rows=r))
         result = spider_result = run(db_path, example.gold_sql, options.timeout, options.max_rows)
         if (text := spider_sql(example.gold_sql)) != example.gold_sql:
             spider_result = run(db_path, text, options.timeout, options.max_rows)
-    return GoldContext(example, schema, db_path, parsed, subs, result, spider_result)
+        official_result = spider_result
+        if (official := official_gold_text(example.gold_sql)) != text:
+            official_result = run(db_path, official, options.timeout, options.max_rows)
+    return GoldContext(
+        example, schema, db_path, parsed, subs, result, spider_result, official_result=official_result
+    )
 
 
 def with_neighbours(
@@ -305,18 +314,32 @@ def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
 
 def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tuple[dict[str, Any], Any]:
     from sqltriage.core.execution import execute, execution_outcomes, spider_sql
+    from sqltriage.core.official_ex import official_outcome, official_pred_text
 
     pred_result = execute(gold.db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
     pred_spider = pred_result
     if (text := spider_sql(pred_sql)) != pred_sql:
         pred_spider = execute(gold.db_path, text, timeout=options.timeout, max_rows=options.max_rows)
-    outcomes = execution_outcomes(
+    outcomes: dict[str, Any] = execution_outcomes(
         gold.result,
         pred_result,
         gold.example.gold_sql,
         gold_spider=gold.spider_result,
         pred_spider=pred_spider,
     )
+    pred_official = pred_spider
+    if (official_text := official_pred_text(pred_sql)) != text:
+        pred_official = execute(
+            gold.db_path, official_text, timeout=options.timeout, max_rows=options.max_rows
+        )
+    official = official_outcome(
+        gold.official_result or gold.spider_result,
+        pred_official,
+        gold.example.gold_sql,
+        pred_sql,
+        outcomes["ex_spider"],
+    )
+    outcomes["ex_official"], outcomes["official_quirk"] = official.ex, official.quirk
     outcomes["pred_elapsed"] = pred_result.elapsed
     outcomes["truncated"] = int(pred_result.truncated)
     return outcomes, pred_result
@@ -346,7 +369,7 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
         if pred_result.error and error is None:
             error, kind = pred_result.error, pred_result.error_kind
     else:
-        row.update(va=None, ex=None, ex_spider=None, ex_bird=None, ex_archer=None)
+        row.update(va=None, ex=None, ex_spider=None, ex_bird=None, ex_archer=None, ex_official=None)
     if options.neighbours > 0:
         from sqltriage.core.testsuite.match import ts_columns
 
@@ -449,6 +472,27 @@ def _features_of(golds: Sequence[GoldContext], pipeline: str | None) -> tuple[li
 # --- parent side ---------------------------------------------------------------------------------------
 
 
+def _chunk_executor(options: EvalOptions, jobs: int, dataset: Dataset, initargs: tuple) -> Executor:
+    """Where chunks run: this machine's process pool, or a Dask cluster when `options.cluster` names one.
+
+    Both are `concurrent.futures` executors whose workers run `_init_worker(dataset, *initargs)` before
+    their first chunk, so the loop that submits chunks and writes their results is the same for both.
+    """
+    if options.cluster:
+        from sqltriage.core.cluster import open_cluster, with_absolute_paths
+
+        shared = with_absolute_paths(dataset)  # workers open the databases at the paths they are sent
+        return open_cluster(options.cluster, _init_worker, (shared, *initargs), shared.databases)
+    under_app = _stderr_captured()
+    _ensure_resource_tracker()
+    return ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("spawn"),  # fork is unsafe from a threaded app
+        initializer=_init_worker,
+        initargs=(dataset, *initargs, under_app),
+    )
+
+
 def evaluate(
     dataset: Dataset,
     predictions: Sequence[PredictionSet],
@@ -484,6 +528,8 @@ def evaluate(
     preds = {p.name: tuple(x.sql for x in p.predictions) for p in predictions}
     jobs = max(1, options.jobs or os.cpu_count() or 1)
     in_process = jobs == 1 or total_pairs + len(pending_gold) < options.pool_min_pairs
+    if options.cluster:  # asked for by name: used whenever there is work, however little
+        in_process = not tasks
     chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
     report = progress or (lambda stage, d, t: None)
     report("evaluate", 0, total_pairs)
@@ -512,15 +558,7 @@ def evaluate(
         finally:
             _STATE.clear()
     else:
-        ctx = multiprocessing.get_context("spawn")  # fork is unsafe from a threaded app
-        under_app = _stderr_captured()
-        _ensure_resource_tracker()
-        with ProcessPoolExecutor(
-            max_workers=jobs,
-            mp_context=ctx,
-            initializer=_init_worker,
-            initargs=(dataset, preds, options, want_features, under_app),
-        ) as pool:
+        with _chunk_executor(options, jobs, dataset, (preds, options, want_features)) as pool:
             futures: set[Future] = {pool.submit(_run_chunk, chunk) for chunk in chunks}
             try:
                 while futures:
@@ -538,6 +576,8 @@ def evaluate(
                     fut.cancel()
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
+    if not summary.cancelled:
+        workspace.set_meta(NEIGHBOURS_META, f"{options.neighbours}:{options.seed}")
     if want_features and not summary.cancelled:
         workspace.set_meta("features_key", feature_key)  # tried for every example: not again until it changes
         summary.features = f"unavailable: {feature_problem[0]}" if feature_problem else "computed"

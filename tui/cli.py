@@ -99,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=int, default=None, metavar="N", help="evaluation processes (default: cores)"
     )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="evaluate on a Dask cluster: a scheduler address (tcp://HOST:PORT) or local:N worker processes "
+        '(needs pip install "sqltriage[cluster]")',
+    )
     _add_neighbour_options(p)
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
