@@ -417,7 +417,8 @@ class BrowseScreen(Screen):
 
     @work(thread=True, exclusive=True, group="live")
     def _live_worker(self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str) -> None:
-        from sqltriage.core.execution import run_pair
+        from sqltriage.core.execution import execute, run_pair
+        from sqltriage.core.gold_audit import audit_gold
         from sqltriage.tui.widgets.detail_render import render_results
 
         db_path = self.sources.databases.get(db_id)
@@ -428,9 +429,14 @@ class BrowseScreen(Screen):
         run = run_pair(
             db_path, gold_sql, pred_sql, timeout=self.sources.timeout, max_rows=self.sources.max_rows
         )
+        audit = audit_gold(
+            gold_sql,
+            run.gold,
+            lambda q: execute(db_path, q, timeout=self.sources.timeout, max_rows=self.sources.max_rows),
+        )
         if get_current_worker().is_cancelled:
             return
-        self.post_message(LiveResult(key, render_results(run), dict(run.outcomes)))
+        self.post_message(LiveResult(key, render_results(run, tie=audit.tie), dict(run.outcomes)))
 
     def on_live_result(self, message: LiveResult) -> None:
         if message.key != self.current or message.key != self._live_key:
