@@ -26,6 +26,7 @@ from sqltriage.core.workspace import Workspace, dataset_fingerprint
 METRICS_VERSION = "4"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
 
 
 @dataclass(frozen=True, slots=True)
@@ -598,6 +599,8 @@ def evaluate(
                     fut.cancel()
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
+    if not summary.cancelled:
+        workspace.set_meta(NEIGHBOURS_META, f"{options.neighbours}:{options.seed}")
     if want_features and not summary.cancelled:
         workspace.set_meta("features_key", feature_key)  # tried for every example: not again until it changes
         summary.features = f"unavailable: {feature_problem[0]}" if feature_problem else "computed"

@@ -35,6 +35,7 @@ NONE_VALUE = "(none)"  # the facet value of a row whose column is empty
 NEAR_MISS_PM = 0.9  # EX fails although the query is this close to gold
 LOW_PM = 0.5  # EX passes although the query is this far from gold: maybe right by accident
 SEARCH_COLUMNS = ("question", "gold_sql", "pred_sql")
+TS_FALSE_POSITIVE = "EX pass, fails on a neighbour (EX false positive)"  # needs `eval --neighbours K`
 
 
 def _is(col: str, value: int) -> pl.Expr:
@@ -64,6 +65,7 @@ def outcome_exprs() -> dict[str, pl.Expr]:
         & (pl.col("pm") >= NEAR_MISS_PM).fill_null(False),
         f"EX pass, PM < {LOW_PM} (EX false positive?)": _is("ex", 1)
         & (pl.col("pm") < LOW_PM).fill_null(False),
+        TS_FALSE_POSITIVE: _is("ex_spider", 1) & _is("ex_ts", 0),
         "the official evaluator scores this differently": pl.col("ex_official")
         .ne_missing(pl.col("ex_spider"))
         .fill_null(False),
@@ -210,6 +212,8 @@ _WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse ea
 def _codes(series: pl.Series) -> tuple[np.ndarray, list[str]]:
     """Integer codes of a text column and the labels they stand for (sorted)."""
     labels = series.unique().sort()
+    if labels.is_empty():  # an empty workspace: no codes, no labels (numpy cannot count an object array)
+        return np.zeros(0, dtype=np.int32), []
     new = pl.Series(np.arange(labels.len(), dtype=np.int32))
     return series.replace_strict(labels, new, return_dtype=pl.Int32).to_numpy(), labels.to_list()
 

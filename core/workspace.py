@@ -112,6 +112,10 @@ CREATE TABLE IF NOT EXISTS notes (idx INTEGER, model TEXT, note TEXT, updated RE
 CREATE TABLE IF NOT EXISTS tag_log (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT, idx INTEGER, model TEXT, tag TEXT, created REAL
 );
+CREATE TABLE IF NOT EXISTS note_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, idx INTEGER, model TEXT, before TEXT, after TEXT, created REAL
+);
+CREATE TABLE IF NOT EXISTS undo_log (undone TEXT PRIMARY KEY, undone_by TEXT, created REAL);
 CREATE INDEX IF NOT EXISTS results_idx ON results (idx);
 CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);
 """

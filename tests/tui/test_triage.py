@@ -48,6 +48,10 @@ async def test_tag_with_a_quick_key_then_undo(ws_copy: Evaluated) -> None:
 
         await pilot.press("u")
         await settle(app, pilot)
+        assert isinstance(app.screen, Confirm)  # what it undoes is said before it does
+        assert app.screen.question.startswith(f"Undo: tagged 1 row 'Table: missing' (#{key[0]} · {key[1]})")
+        await pilot.press("y")
+        await settle(app, pilot)
         assert screen.saved_log[-1].startswith("undone: removed 'Table: missing'")
         assert "Table: missing" not in stored_tags(ws_copy.workspace).get(key, set())
         assert "Table: missing" not in table_tags(screen)
@@ -89,6 +93,9 @@ async def test_bulk_tag_asks_first_and_undoes_as_one(ws_copy: Evaluated) -> None
         assert screen.saved_log[-1] == f"saved: tagged {len(failing)} rows 'batch-1'"
 
         await pilot.press("u")
+        await settle(app, pilot)
+        assert app.screen.question.startswith(f"Undo: tagged {len(failing)} rows 'batch-1'")
+        await pilot.press("y")
         await settle(app, pilot)
         assert not any("batch-1" in t for t in stored_tags(ws_copy.workspace).values())
         assert "batch-1" not in dict(screen.query_one(FacetPanel).counts["tag"])
