@@ -521,7 +521,8 @@ class BrowseScreen(Screen):
     def _live_worker(
         self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str, witness: str | None = None
     ) -> None:
-        from sqltriage.core.execution import run_pair
+        from sqltriage.core.execution import execute, run_pair
+        from sqltriage.core.gold_audit import audit_gold
         from sqltriage.tui.widgets.detail_render import render_results
         from sqltriage.tui.widgets.witness_render import render_witness, witness_path
 
@@ -533,9 +534,14 @@ class BrowseScreen(Screen):
         run = run_pair(
             db_path, gold_sql, pred_sql, timeout=self.sources.timeout, max_rows=self.sources.max_rows
         )
+        audit = audit_gold(
+            gold_sql,
+            run.gold,
+            lambda q: execute(db_path, q, timeout=self.sources.timeout, max_rows=self.sources.max_rows),
+        )
         if get_current_worker().is_cancelled:
             return
-        shown: RenderableType = render_results(run)
+        shown: RenderableType = render_results(run, tie=audit.tie)
         if (nb := witness_path(witness)) is not None:  # an EX pass a neighbour refuted: show it there too
             on_nb = None
             if nb.is_file():
