@@ -70,6 +70,9 @@ def load_frame(workspace: Workspace, models: Sequence[str] | None = None) -> pl.
     Each table is read once and joined in polars: an example's text is fetched once, not once per
     model, which is most of the cost of opening a workspace with many models.
     """
+    from sqltriage.core.views import ensure_views
+
+    ensure_views(workspace)  # the `evaluations` view for the sqlite3 / sqlite-utils command line
     ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx"]
     res_cols = [c for c in RESULT_COLUMNS if c != "idx"]
     where, params = "", []
