@@ -23,9 +23,10 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "4"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "5"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +182,7 @@ class GoldContext:
     result: Any  # ExecResult, or None when the database is missing
     spider_result: Any  # the result of the text the official Spider evaluator runs (DISTINCT removed, ...)
     official_result: Any = None  # the same for `ex_official` (its gold file's line read as it reads it)
+    audit: Any = None  # gold_audit.GoldAudit: why this gold is suspect, and the tie at its LIMIT if any
     neighbours: tuple = ()  # testsuite.match.NeighbourGold per neighbour database, for `ex_ts`
     ts_problem: str | None = None  # why this example's database has no neighbours
 
@@ -207,8 +209,23 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         official_result = spider_result
         if (official := official_gold_text(example.gold_sql)) != text:
             official_result = run(db_path, official, options.timeout, options.max_rows)
+    audit = None
+    if db_path is not None:
+        from sqltriage.core.gold_audit import audit_gold
+
+        audit = audit_gold(
+            example.gold_sql, result, lambda q: run(db_path, q, options.timeout, options.max_rows)
+        )
     return GoldContext(
-        example, schema, db_path, parsed, subs, result, spider_result, official_result=official_result
+        example,
+        schema,
+        db_path,
+        parsed,
+        subs,
+        result,
+        spider_result,
+        official_result=official_result,
+        audit=audit,
     )
 
 
@@ -281,6 +298,8 @@ def _gold_row(gold: GoldContext) -> dict[str, Any]:
         "gold_error_kind": result.error_kind if result is not None else None,
         "gold_elapsed": result.elapsed if result is not None else None,
         "gold_rows": len(result.rows) if result is not None and result.ok else None,
+        "gold_suspect": gold.audit.labels if gold.audit is not None else None,
+        "gold_suspect_detail": (gold.audit.detail or None) if gold.audit is not None else None,
     }
 
 
@@ -339,6 +358,11 @@ def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tup
         outcomes["ex_spider"],
     )
     outcomes["ex_official"], outcomes["official_quirk"] = official.ex, official.quirk
+    tie = gold.audit.tie if gold.audit is not None else None
+    if tie is not None and gold.result is not None and gold.result.ok and pred_result.ok:
+        from sqltriage.core.gold_audit import tie_sensitive
+
+        outcomes["tie_sensitive"] = int(tie_sensitive(tie, gold.result.rows, pred_result.rows))
     outcomes["pred_elapsed"] = pred_result.elapsed
     outcomes["truncated"] = int(pred_result.truncated)
     return outcomes, pred_result
@@ -575,6 +599,8 @@ def evaluate(
                     fut.cancel()
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
+    if not summary.cancelled:
+        workspace.set_meta(NEIGHBOURS_META, f"{options.neighbours}:{options.seed}")
     if want_features and not summary.cancelled:
         workspace.set_meta("features_key", feature_key)  # tried for every example: not again until it changes
         summary.features = f"unavailable: {feature_problem[0]}" if feature_problem else "computed"

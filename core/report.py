@@ -32,6 +32,8 @@ EXPORT_COLUMNS = (
     "ex_ts",
     "ts_databases",
     "ts_witness",
+    "gold_suspect",
+    "tie_sensitive",
     "structural",
     "operators",
     "hardness",
@@ -43,6 +45,7 @@ EXPORT_COLUMNS = (
 )
 EXTRA_COLUMNS = (
     "official_quirk",
+    "gold_suspect_detail",
     "error_kind",
     "parse_ok",
     "pred_structural",

@@ -255,3 +255,20 @@ def test_cli_builds_neighbours_and_eval_exports_ex_ts(tmp_path: Path, monkeypatc
     rows = list(csv.DictReader((tmp_path / "o.csv").open()))
     assert rows and {r["model"] for r in rows} == {"coincidence"}
     assert all(Path(r["ts_witness"]).parent == folder for r in rows)
+
+
+def test_outcome_facet_picks_the_rows_a_neighbour_refutes(tmp_path: Path, monkeypatch) -> None:
+    from sqltriage.core import facets
+    from sqltriage.core.report import load_frame
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    _, dataset, preds = shops_inputs(tmp_path)
+    with Workspace.open(tmp_path / "w.db") as ws:
+        evaluate(dataset, preds, ws, EvalOptions(jobs=1, features=False, neighbours=10))
+        frame = load_frame(ws)
+    picked = facets.apply(
+        facets.prepare(frame), facets.Filters().toggled("outcome", facets.TS_FALSE_POSITIVE)
+    )
+    assert picked.height == 2
+    assert set(picked.get_column("model")) == {"coincidence"}
+    assert (picked.get_column("ex") == 1).all() and (picked.get_column("ex_ts") == 0).all()

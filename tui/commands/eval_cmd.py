@@ -43,6 +43,26 @@ def options_from(args: argparse.Namespace) -> Any:
     return EvalOptions(**kwargs)
 
 
+def remember_neighbours(args: argparse.Namespace, workspace: Path) -> None:
+    """Without --neighbours, keep the K and seed the workspace was last evaluated with (else ex_ts is lost)."""
+    from sqltriage.core.evaluate import NEIGHBOURS_META
+    from sqltriage.core.workspace import Workspace
+
+    if getattr(args, "neighbours", None) is not None or not workspace.is_file():
+        return
+    try:
+        with Workspace.open(workspace, create=False) as ws:
+            stored = ws.get_meta(NEIGHBOURS_META)
+    except Exception:  # a workspace that cannot be read is reported where it is opened for real
+        return
+    if stored and ":" in stored:
+        k, seed = stored.split(":", 1)
+        if k.isdigit() and int(k) > 0:
+            args.neighbours = int(k)
+            if getattr(args, "seed", None) is None and seed.lstrip("-").isdigit():
+                args.seed = int(seed)
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -54,8 +74,9 @@ def run(args: argparse.Namespace) -> int:
     inputs = load_inputs(args)
     if not inputs.predictions:
         raise UsageError("eval needs at least one --pred NAME=FILE")
-    options = options_from(args)
     path = Path(args.workspace) if args.workspace else default_workspace(inputs.dataset)
+    remember_neighbours(args, path)
+    options = options_from(args)
     err = make_console(stderr=True)
     err.print(f"workspace: {path}")
     with Workspace.open(path) as ws:
@@ -81,7 +102,12 @@ def run(args: argparse.Namespace) -> int:
         f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
         f"in {summary.elapsed:.1f} s; question features: {summary.features}"
     )
-    if options.neighbours <= 0:
+    if options.neighbours > 0:
+        err.print(
+            f"ex_ts on {options.neighbours} neighbour databases per database (seed {options.seed}); "
+            "--neighbours 0 turns it off"
+        )
+    else:
         err.print(
             "[dim]ex_ts is off: add --neighbours 10 to also score each EX pass on 10 generated neighbour "
             "databases (catches EX false positives; see docs/testsuite.md)[/]"

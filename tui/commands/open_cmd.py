@@ -90,9 +90,10 @@ def resolve(args: argparse.Namespace) -> tuple[Inputs, Path, str]:
 
 def run(args: argparse.Namespace) -> int:
     from sqltriage.tui.app import create_app
-    from sqltriage.tui.commands.eval_cmd import options_from
+    from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
 
     inputs, workspace, note = resolve(args)
+    remember_neighbours(args, workspace)
     config = load_config()
     app = create_app(
         workspace,

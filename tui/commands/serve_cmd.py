@@ -28,10 +28,11 @@ def served_command(workspace: Path, args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from sqltriage.core.evaluate import evaluate
     from sqltriage.core.workspace import Workspace
-    from sqltriage.tui.commands.eval_cmd import options_from
+    from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
     from sqltriage.tui.commands.open_cmd import resolve
 
     inputs, workspace, note = resolve(args)
+    remember_neighbours(args, workspace)
     if note:
         print(f"sqltriage serve: {note}", file=sys.stderr)
     if inputs.predictions:

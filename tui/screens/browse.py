@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 import polars as pl
 import pyarrow as pa
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -452,16 +452,20 @@ class BrowseScreen(Screen):
             self._placeholder.stop()
         # most queries answer within a frame or two: say "running" only if this one does not
         self._placeholder = self.set_timer(0.1, partial(self._show_running, key))
-        self._live_worker(key, row["db_id"], row.get("gold_sql") or "", pred_sql)
+        self._live_worker(key, row["db_id"], row.get("gold_sql") or "", pred_sql, row.get("ts_witness"))
 
     def _show_running(self, key: RowKey) -> None:
         if self._live_key == key:
             self.query_one(DetailPane).set_tab("results", Text("running both queries…", style="dim"))
 
     @work(thread=True, exclusive=True, group="live")
-    def _live_worker(self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str) -> None:
-        from sqltriage.core.execution import run_pair
+    def _live_worker(
+        self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str, witness: str | None = None
+    ) -> None:
+        from sqltriage.core.execution import execute, run_pair
+        from sqltriage.core.gold_audit import audit_gold
         from sqltriage.tui.widgets.detail_render import render_results
+        from sqltriage.tui.widgets.witness_render import render_witness, witness_path
 
         db_path = self.sources.databases.get(db_id)
         if db_path is None:
@@ -471,9 +475,22 @@ class BrowseScreen(Screen):
         run = run_pair(
             db_path, gold_sql, pred_sql, timeout=self.sources.timeout, max_rows=self.sources.max_rows
         )
+        audit = audit_gold(
+            gold_sql,
+            run.gold,
+            lambda q: execute(db_path, q, timeout=self.sources.timeout, max_rows=self.sources.max_rows),
+        )
         if get_current_worker().is_cancelled:
             return
-        self.post_message(LiveResult(key, render_results(run), dict(run.outcomes)))
+        shown: RenderableType = render_results(run, tie=audit.tie)
+        if (nb := witness_path(witness)) is not None:  # an EX pass a neighbour refuted: show it there too
+            on_nb = None
+            if nb.is_file():
+                on_nb = run_pair(
+                    nb, gold_sql, pred_sql, timeout=self.sources.timeout, max_rows=self.sources.max_rows
+                )
+            shown = Group(shown, Text(""), render_witness(nb, on_nb))
+        self.post_message(LiveResult(key, shown, dict(run.outcomes)))
 
     def on_live_result(self, message: LiveResult) -> None:
         if message.key != self.current or message.key != self._live_key:

@@ -68,6 +68,24 @@ def model_table(models: Sequence[dict[str, Any]], ex_mode: str) -> Table:
     return t
 
 
+def ts_table(models: Sequence[dict[str, Any]]) -> Table:
+    """EX (spider) next to EX on the neighbour databases, and the gap: how much EX owes to coincidence."""
+    t = Table(title="EX vs semantic EX on neighbour databases (TS)", title_justify="left", expand=False)
+    for col in ("model", "EX", "TS", "EX − TS", "rows"):
+        t.add_column(col, justify="left" if col == "model" else "right")
+    for m in models:
+        ex, ts = m.get("ex_spider"), m.get("ex_ts")
+        gap = None if ex is None or ts is None else ex - ts
+        t.add_row(
+            m["model"],
+            "—" if ex is None else f"{ex:.3f}",
+            "—" if ts is None else f"{ts:.3f}",
+            "—" if gap is None else f"{gap:.3f}",
+            f"{m.get('ex_ts_n') or 0:,}",
+        )
+    return t
+
+
 def facet_chart(
     rows: Sequence[dict[str, Any]], models: Sequence[str], facet: str, metric: str, width: int = 8
 ) -> Table:
@@ -150,6 +168,8 @@ def summary_renderable(
     """The whole metrics tab for one metric: models, each facet's chart, error sources, tags."""
     models = [m["model"] for m in report["models"]]
     parts: list[RenderableType] = [model_table(report["models"], ex_mode), Text("")]
+    if any(m.get("ex_ts_n") for m in report["models"]):
+        parts += [ts_table(report["models"]), Text("")]
     for facet, rows in report["breakdowns"].items():
         if rows:
             parts += [facet_chart(rows, models, facet, metric), Text("")]
