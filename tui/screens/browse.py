@@ -916,10 +916,10 @@ class BrowseScreen(Screen):
 
     @work(thread=True, group="export")
     def _export_worker(self, view: pl.DataFrame, path: Path) -> None:
-        from sqltriage.core.export import write_csv
+        from sqltriage.core.export_formats import write_export
 
-        try:
-            n = write_csv(facets.for_export(view), path)
+        try:  # the file name says the format: .csv, .jsonl, .parquet or .sqlite
+            n = write_export(facets.for_export(view), path)
         except Exception as exc:
             self.post_message(Exported(path, 0, str(exc)))
             return
