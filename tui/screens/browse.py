@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import polars as pl
@@ -32,12 +32,14 @@ from textual_fastdatatable import DataTable
 
 from sqltriage.core import facets
 from sqltriage.core.model import Schema
-from sqltriage.core.suggest import Suggestion
 from sqltriage.core.triage import Change
 from sqltriage.tui.screens.modals import Confirm, ExportDialog, NoteEditor, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import SORT_COLUMNS, ExamplesTable, display_arrow
 from sqltriage.tui.widgets.facet_panel import FacetPanel
+
+if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
+    from sqltriage.core.suggest import Suggestion
 
 RowKey = tuple[int, str]  # (example index, model)
 DETAIL_STEP = 3  # rows the detail pane grows or shrinks per key
