@@ -51,9 +51,11 @@ def _freeze_long_lived() -> None:
     """Exempt what exists now (modules, the app's widgets) from the cyclic collector's full passes.
 
     Once the screen is up, a full collection would otherwise rescan the ~150k objects of textual,
-    polars and sqlglot every time; new objects (and their garbage) are still collected.
+    polars and sqlglot every time; new objects (and their garbage) are still collected. Only the
+    young generations are collected first: a full pass here would stall the first screen for a
+    noticeable moment (what little old cyclic garbage there is stays, once per load).
     """
-    gc.collect()
+    gc.collect(1)
     gc.freeze()
 
 
@@ -213,6 +215,12 @@ class BrowseScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(ExamplesTable).focus()
         self.refilter()
+        if (collector := getattr(self.app, "idle_gc", None)) is not None:
+            collector.start(self)
+
+    def on_unmount(self) -> None:
+        if (collector := getattr(self.app, "idle_gc", None)) is not None:
+            collector.stop(self)
 
     # --- filtering --------------------------------------------------------------------------------
 
