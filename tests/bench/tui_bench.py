@@ -240,8 +240,9 @@ def run(rounds: int, cached: Path) -> list[Figure]:
     """The app figures; `cached` holds every Spider dev × 8 result (from the eval benchmarks)."""
     preds = spider_predictions()
     launch = Figure(
-        "4", "launch to usable browse screen (8 systems, cached)", "s", target=1.5, target_text="<= 1.5 s"
+        "4", "launch to usable browse screen (8 systems, cached)", "s", target=1.0, target_text="<= 1.0 s"
     )
+    launch_cpu = Figure("4", "  CPU until usable (every thread)", "s")
     mem_app = Figure("7", "peak RSS, launch (4)", "MB", target=600, target_text="<= 600 MB", stat="max")
     for _ in range(max(3, rounds // 2)):
         proc = run_process(
@@ -255,8 +256,11 @@ def run(rounds: int, cached: Path) -> list[Figure]:
                 *pred_args(preds),
             ]
         )
-        launch.samples.append(float(json.loads(proc.stdout)["ready"]))
+        probe = json.loads(proc.stdout)
+        launch.samples.append(float(probe["ready"]))
+        launch_cpu.samples.append(float(probe["cpu"]))
         mem_app.samples.append(proc.peak_mb)
+    launch_cpu.note = "less sensitive to other work on the machine than the wall time"
 
     from sqltriage.core.report import load_frame
     from sqltriage.core.workspace import Workspace
@@ -264,7 +268,7 @@ def run(rounds: int, cached: Path) -> list[Figure]:
     with Workspace.open(cached) as ws:
         base = load_frame(ws)
     per_model = base.height // max(1, base.get_column("model").n_unique())
-    figures = [launch]
+    figures = [launch, launch_cpu]
     for n_rows, target in ((10_000, None), (100_000, 0.05)):
         frame = scaled_frame(base, -(-n_rows // per_model))
         lat = asyncio.run(_filter_latencies(cached, frame, rounds))
