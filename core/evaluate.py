@@ -23,7 +23,7 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "2"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "3"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -229,6 +229,7 @@ def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
     from sqltriage.core.sql.categories import categorize, subqueries
     from sqltriage.core.sql.exact_match import exact_match
     from sqltriage.core.sql.parse import parse_sql
+    from sqltriage.core.sql.authors_match import authors_columns, authors_partial_match
     from sqltriage.core.sql.partial_match import partial_match
 
     schema = gold.schema
@@ -248,6 +249,7 @@ def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
         out["em"], out["em_spider"] = em.em, em.em_spider
     pm = partial_match(gold.parsed, pred_parsed, schema, gold_subs=gold.subs, pred_subs=pred_subs)
     out.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm)
+    out.update(authors_columns(authors_partial_match(gold.parsed, pred_parsed, schema)))
     return out
 
 
@@ -284,6 +286,8 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
         row.update(parse_ok=0, parse_error=reason, pred_structural="", pred_operators="")
         row.update(em=0 if gold.parsed.ok else None, em_spider=0 if gold.parsed.ok else None)
         row.update(dict.fromkeys(("sm", "om", "vm", "pm"), 0.0 if gold.parsed.ok else None))
+        row.update(dict.fromkeys(("sm_authors", "om_authors", "vm_authors", "pm_authors"), None))
+        row.update(authors_note=reason)
     error, kind = None, None
     if not pred_sql.strip():
         error, kind = "empty prediction", "empty"

@@ -37,6 +37,11 @@ EXPORT_COLUMNS = (
     "note",
 )
 EXTRA_COLUMNS = (
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+    "pm_authors",
+    "authors_note",
     "error_kind",
     "parse_ok",
     "pred_structural",
@@ -51,6 +56,12 @@ EXTRA_COLUMNS = (
 )
 EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer")
 MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
+AUTHORS_METRICS = (
+    "pm_authors",
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+)  # the paper's code; None where it raises
 FACETS = ("hardness", "structural", "operators", "reasoning")
 TOP_CATEGORIES = 8
 HARDNESS_ORDER = ("easy", "medium", "hard", "extra")
@@ -132,7 +143,7 @@ def export_frame(frame: pl.DataFrame) -> pl.DataFrame:
 
 def _aggregations() -> list[pl.Expr]:
     aggs = [pl.len().alias("n"), pl.col("ex").is_not_null().sum().alias("n_exec")]
-    for m in (*EXEC_METRICS, *MATCH_METRICS):
+    for m in (*EXEC_METRICS, *MATCH_METRICS, *AUTHORS_METRICS):
         aggs += [pl.col(m).cast(pl.Float64).mean().alias(m), pl.col(m).count().alias(f"{m}_n")]
     return aggs
 
