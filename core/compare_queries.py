@@ -64,6 +64,7 @@ def compare_queries(
             "clauses": [asdict(c) for c in diff.clauses],
         },
     }
+    g = p = None
     if db is not None:
         g = execute(db, gold_sql, timeout=timeout)
         p = execute(db, pred_sql, timeout=timeout)
@@ -73,4 +74,18 @@ def compare_queries(
             "pred": _result_doc(p),
             **execution_outcomes(g, p, gold_sql),
         }
+    doc["suggestions"] = _suggestions(gold, pred, schema, g, p, doc.get("execution"))
     return doc
+
+
+def _suggestions(
+    gold: Any, pred: Any, schema: Schema, g: ExecResult | None, p: ExecResult | None, ex: dict | None
+) -> list[dict[str, Any]]:
+    """Ranked suggested causes, each with its confidence and reason (results used when there is a db)."""
+    from sqltriage.core.suggest import suggest_causes
+
+    error = p.error if p is not None else None
+    found = suggest_causes(
+        gold, pred, schema=schema, gold_result=g, pred_result=p, ex=ex.get("ex") if ex else None, error=error
+    )
+    return [s.as_dict() for s in found]

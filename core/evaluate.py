@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,9 +23,10 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "3"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "6"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +38,16 @@ class EvalOptions:
     features: bool = True  # compute question features (spaCy)
     pipeline: str | None = None  # spaCy pipeline name; None = the default
     pool_min_pairs: int = 400  # below this many pairs a process pool costs more than it saves
+    cluster: str | None = None  # a Dask scheduler address, or local:N; None = this machine's processes
+    neighbours: int = 0  # K neighbour databases per database for `ex_ts`; 0 = off
+    seed: int = 0  # seed of the neighbour generation
+    neighbour_cache: str | None = (
+        None  # folder of the neighbour sets; None = $XDG_CACHE_HOME/sqltriage/neighbours
+    )
 
     def result_key(self) -> str:
-        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}"
+        ts = f":n{self.neighbours}:s{self.seed}" if self.neighbours > 0 else ""
+        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}"
 
 
 @dataclass(slots=True)
@@ -173,10 +181,15 @@ class GoldContext:
     subs: tuple  # categories.subqueries() of the gold
     result: Any  # ExecResult, or None when the database is missing
     spider_result: Any  # the result of the text the official Spider evaluator runs (DISTINCT removed, ...)
+    official_result: Any = None  # the same for `ex_official` (its gold file's line read as it reads it)
+    audit: Any = None  # gold_audit.GoldAudit: why this gold is suspect, and the tie at its LIMIT if any
+    neighbours: tuple = ()  # testsuite.match.NeighbourGold per neighbour database, for `ex_ts`
+    ts_problem: str | None = None  # why this example's database has no neighbours
 
 
 def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
     from sqltriage.core.execution import execute, spider_sql
+    from sqltriage.core.official_ex import official_gold_text
     from sqltriage.core.sql.categories import subqueries
     from sqltriage.core.sql.parse import ParsedQuery, parse_sql
 
@@ -187,13 +200,77 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         subs = subqueries(parsed, schema) if parsed.ok else ()
     except (RecursionError, MemoryError, ValueError) as exc:  # too deep or large to walk: unparsed, not fatal
         parsed, subs = ParsedQuery(example.gold_sql, None, f"cannot be analysed ({type(exc).__name__})"), ()
-    result = spider_result = None
+    result = spider_result = official_result = None
     if db_path is not None:
         run = cache.get if cache is not None else (lambda p, q, t, r: execute(p, q, timeout=t, max_rows=r))
         result = spider_result = run(db_path, example.gold_sql, options.timeout, options.max_rows)
         if (text := spider_sql(example.gold_sql)) != example.gold_sql:
             spider_result = run(db_path, text, options.timeout, options.max_rows)
-    return GoldContext(example, schema, db_path, parsed, subs, result, spider_result)
+        official_result = spider_result
+        if (official := official_gold_text(example.gold_sql)) != text:
+            official_result = run(db_path, official, options.timeout, options.max_rows)
+    audit = None
+    if db_path is not None:
+        from sqltriage.core.gold_audit import audit_gold
+
+        audit = audit_gold(
+            example.gold_sql, result, lambda q: run(db_path, q, options.timeout, options.max_rows)
+        )
+    return GoldContext(
+        example,
+        schema,
+        db_path,
+        parsed,
+        subs,
+        result,
+        spider_result,
+        official_result=official_result,
+        audit=audit,
+    )
+
+
+def with_neighbours(
+    gold: GoldContext, dataset: Dataset, options: EvalOptions, cache: Any = None
+) -> GoldContext:
+    """The gold context with its results on the database's neighbours (built once per process and db)."""
+    from dataclasses import replace
+
+    from sqltriage.core.testsuite.match import neighbour_golds
+
+    paths, problem = neighbours_of(gold.example.db_id, dataset, options)
+    if problem is not None:
+        return replace(gold, ts_problem=problem)
+    golds = neighbour_golds(gold.example.gold_sql, paths, cache, options.timeout, options.max_rows)
+    return replace(gold, neighbours=golds)
+
+
+def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[list[Path], str | None]:
+    """The neighbour files of one database (memoised per process), or the reason there are none."""
+    from sqltriage.core.testsuite import NeighbourError, ensure_neighbours
+
+    memo: dict[str, tuple[list[Path], str | None]] = _STATE.setdefault("neighbours", {})
+    if db_id not in memo:
+        db_path = dataset.db_path(db_id)
+        schema = dataset.schemas.get(db_id)
+        golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
+        root = Path(options.neighbour_cache) if options.neighbour_cache else None
+        try:
+            if db_path is None:
+                raise NeighbourError("the database is missing")
+            paths = ensure_neighbours(
+                db_path,
+                golds,
+                options.neighbours,
+                options.seed,
+                root,
+                foreign_keys=schema.foreign_keys if schema is not None else (),
+            )
+            memo[db_id] = (paths, None)
+        except NeighbourError as exc:
+            memo[db_id] = ([], str(exc))
+        except Exception as exc:  # a database we cannot imitate is a reason on its rows
+            memo[db_id] = ([], f"generation failed ({type(exc).__name__}: {exc})")
+    return memo[db_id]
 
 
 def _gold_row(gold: GoldContext) -> dict[str, Any]:
@@ -221,15 +298,17 @@ def _gold_row(gold: GoldContext) -> dict[str, Any]:
         "gold_error_kind": result.error_kind if result is not None else None,
         "gold_elapsed": result.elapsed if result is not None else None,
         "gold_rows": len(result.rows) if result is not None and result.ok else None,
+        "gold_suspect": gold.audit.labels if gold.audit is not None else None,
+        "gold_suspect_detail": (gold.audit.detail or None) if gold.audit is not None else None,
     }
 
 
 def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
     """Parse-based metrics: categories, exact match, partial match."""
+    from sqltriage.core.sql.authors_match import authors_columns, authors_partial_match
     from sqltriage.core.sql.categories import categorize, subqueries
     from sqltriage.core.sql.exact_match import exact_match
     from sqltriage.core.sql.parse import parse_sql
-    from sqltriage.core.sql.authors_match import authors_columns, authors_partial_match
     from sqltriage.core.sql.partial_match import partial_match
 
     schema = gold.schema
@@ -248,25 +327,44 @@ def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
         em = exact_match(gold.parsed, pred_parsed, schema)
         out["em"], out["em_spider"] = em.em, em.em_spider
     pm = partial_match(gold.parsed, pred_parsed, schema, gold_subs=gold.subs, pred_subs=pred_subs)
-    out.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm)
+    out.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm, _pred_parsed=pred_parsed)
     out.update(authors_columns(authors_partial_match(gold.parsed, pred_parsed, schema)))
     return out
 
 
 def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tuple[dict[str, Any], Any]:
     from sqltriage.core.execution import execute, execution_outcomes, spider_sql
+    from sqltriage.core.official_ex import official_outcome, official_pred_text
 
     pred_result = execute(gold.db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
     pred_spider = pred_result
     if (text := spider_sql(pred_sql)) != pred_sql:
         pred_spider = execute(gold.db_path, text, timeout=options.timeout, max_rows=options.max_rows)
-    outcomes = execution_outcomes(
+    outcomes: dict[str, Any] = execution_outcomes(
         gold.result,
         pred_result,
         gold.example.gold_sql,
         gold_spider=gold.spider_result,
         pred_spider=pred_spider,
     )
+    pred_official = pred_spider
+    if (official_text := official_pred_text(pred_sql)) != text:
+        pred_official = execute(
+            gold.db_path, official_text, timeout=options.timeout, max_rows=options.max_rows
+        )
+    official = official_outcome(
+        gold.official_result or gold.spider_result,
+        pred_official,
+        gold.example.gold_sql,
+        pred_sql,
+        outcomes["ex_spider"],
+    )
+    outcomes["ex_official"], outcomes["official_quirk"] = official.ex, official.quirk
+    tie = gold.audit.tie if gold.audit is not None else None
+    if tie is not None and gold.result is not None and gold.result.ok and pred_result.ok:
+        from sqltriage.core.gold_audit import tie_sensitive
+
+        outcomes["tie_sensitive"] = int(tie_sensitive(tie, gold.result.rows, pred_result.rows))
     outcomes["pred_elapsed"] = pred_result.elapsed
     outcomes["truncated"] = int(pred_result.truncated)
     return outcomes, pred_result
@@ -279,6 +377,7 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
     scored 0 on the parse-based metrics.
     """
     row: dict[str, Any] = {"idx": gold.example.index, "pred_sql": pred_sql}
+    pred_result = None
     try:
         row.update(_analyse_pair(gold, pred_sql))
     except (RecursionError, MemoryError, ValueError) as exc:
@@ -297,12 +396,41 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
         if pred_result.error and error is None:
             error, kind = pred_result.error, pred_result.error_kind
     else:
-        row.update(va=None, ex=None, ex_spider=None, ex_bird=None, ex_archer=None)
+        row.update(va=None, ex=None, ex_spider=None, ex_bird=None, ex_archer=None, ex_official=None)
+    if options.neighbours > 0:
+        from sqltriage.core.testsuite.match import ts_columns
+
+        row.update(ts_columns(gold, pred_sql, options, row.get("ex_spider")))
     parse_error = row.pop("parse_error")
     if error is None and parse_error is not None:
         error, kind = f"does not parse: {parse_error}", "parse"
     row["error"], row["error_kind"] = error, kind
+    row.update(_suggestions(gold, row.pop("_pred_parsed", None) or pred_sql, row, pred_result))
     return row
+
+
+def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result: Any) -> dict[str, Any]:
+    """Suggested causes from the parses and results at hand (no extra parse of gold, no extra run)."""
+    import json
+
+    from sqltriage.core.suggest import format_suggested, suggest_causes
+
+    if not gold.parsed.ok:
+        return {"suggested": None, "suggested_why": None}
+    try:
+        found = suggest_causes(
+            gold.parsed,
+            pred,
+            schema=gold.schema,
+            evidence=gold.example.evidence,
+            gold_result=gold.result,
+            pred_result=pred_result,
+            ex=row.get("ex"),
+            error=row.get("error"),
+        )
+    except (RecursionError, MemoryError, ValueError):  # a query too odd to compare gets no suggestion
+        found = []
+    return {"suggested": format_suggested(found), "suggested_why": json.dumps([s.as_dict() for s in found])}
 
 
 Task = tuple[int, bool, tuple[str, ...]]  # (example index, gold still to analyse, models still to evaluate)
@@ -323,6 +451,8 @@ def _run_chunk(tasks: Sequence[Task]) -> ChunkResult:
     golds: list[GoldContext] = []
     for idx, need_gold, models in tasks:
         gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"])
+        if options.neighbours > 0 and models and gold.result is not None:
+            gold = with_neighbours(gold, dataset, options, _STATE["gold_cache"])
         golds.append(gold)
         if need_gold:
             example_rows[idx] = _gold_row(gold)
@@ -369,6 +499,27 @@ def _features_of(golds: Sequence[GoldContext], pipeline: str | None) -> tuple[li
 # --- parent side ---------------------------------------------------------------------------------------
 
 
+def _chunk_executor(options: EvalOptions, jobs: int, dataset: Dataset, initargs: tuple) -> Executor:
+    """Where chunks run: this machine's process pool, or a Dask cluster when `options.cluster` names one.
+
+    Both are `concurrent.futures` executors whose workers run `_init_worker(dataset, *initargs)` before
+    their first chunk, so the loop that submits chunks and writes their results is the same for both.
+    """
+    if options.cluster:
+        from sqltriage.core.cluster import open_cluster, with_absolute_paths
+
+        shared = with_absolute_paths(dataset)  # workers open the databases at the paths they are sent
+        return open_cluster(options.cluster, _init_worker, (shared, *initargs), shared.databases)
+    under_app = _stderr_captured()
+    _ensure_resource_tracker()
+    return ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("spawn"),  # fork is unsafe from a threaded app
+        initializer=_init_worker,
+        initargs=(dataset, *initargs, under_app),
+    )
+
+
 def evaluate(
     dataset: Dataset,
     predictions: Sequence[PredictionSet],
@@ -404,6 +555,8 @@ def evaluate(
     preds = {p.name: tuple(x.sql for x in p.predictions) for p in predictions}
     jobs = max(1, options.jobs or os.cpu_count() or 1)
     in_process = jobs == 1 or total_pairs + len(pending_gold) < options.pool_min_pairs
+    if options.cluster:  # asked for by name: used whenever there is work, however little
+        in_process = not tasks
     chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
     report = progress or (lambda stage, d, t: None)
     report("evaluate", 0, total_pairs)
@@ -432,15 +585,7 @@ def evaluate(
         finally:
             _STATE.clear()
     else:
-        ctx = multiprocessing.get_context("spawn")  # fork is unsafe from a threaded app
-        under_app = _stderr_captured()
-        _ensure_resource_tracker()
-        with ProcessPoolExecutor(
-            max_workers=jobs,
-            mp_context=ctx,
-            initializer=_init_worker,
-            initargs=(dataset, preds, options, want_features, under_app),
-        ) as pool:
+        with _chunk_executor(options, jobs, dataset, (preds, options, want_features)) as pool:
             futures: set[Future] = {pool.submit(_run_chunk, chunk) for chunk in chunks}
             try:
                 while futures:
@@ -458,6 +603,8 @@ def evaluate(
                     fut.cancel()
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
+    if not summary.cancelled:
+        workspace.set_meta(NEIGHBOURS_META, f"{options.neighbours}:{options.seed}")
     if want_features and not summary.cancelled:
         workspace.set_meta("features_key", feature_key)  # tried for every example: not again until it changes
         summary.features = f"unavailable: {feature_problem[0]}" if feature_problem else "computed"

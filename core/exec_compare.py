@@ -276,14 +276,60 @@ def archer_eq(gold: Rows, pred: Rows, *, gold_ncols: int, pred_ncols: int, order
 
 
 def _undecidable(gold: ExecResult, pred: ExecResult) -> bool:
-    """No verdict without a database or a gold result, nor on a result cut at the row cap."""
-    return (
-        gold.error_kind in DB_FAULTS
-        or pred.error_kind in DB_FAULTS
-        or not gold.ok
-        or gold.truncated
-        or (pred.ok and pred.truncated)
-    )
+    """No verdict without a database or a gold result."""
+    return gold.error_kind in DB_FAULTS or pred.error_kind in DB_FAULTS or not gold.ok
+
+
+def _min_rows(result: ExecResult) -> int:
+    """Fewest rows the full result can have: a result cut at the row cap has at least one more."""
+    n = len(result.rows)
+    return n + 1 if result.truncated and n >= result.max_rows else n
+
+
+def _value_key(value: object) -> tuple:
+    """A sort key under which equal values (`1 == 1.0`) sit together whatever their types."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (0, float(value), 0.0)
+    if isinstance(value, str):
+        return (1, 0.0, value)
+    return (2, 0.0, repr(value))
+
+
+def _unordered_row(row: Row) -> tuple:
+    """A row's values as a bag, for checks that allow any column order."""
+    return tuple(sorted(Counter(row).items(), key=lambda kv: _value_key(kv[0])))
+
+
+def _cut_rules_out(gold: ExecResult, pred: ExecResult, g: Rows, p: Rows, mode: str, ordered: bool) -> bool:
+    """True when a result cut at the row (or byte) cap already shows that no full result could match.
+
+    The row count, the column count and the rows already seen are all a cut result tells; each rules a
+    match out in the modes where it counts. Otherwise the verdict stays unknown (None), never a guess.
+    """
+    if g and p and len(gold.columns) != len(pred.columns):
+        return True  # rows of different widths never match in any mode
+    if mode == "bird":  # sets of rows: a seen row missing from the complete other side decides
+        if gold.truncated and pred.truncated:
+            return False
+        complete, cut = (set(g), p) if not gold.truncated else (set(p), g)
+        return any(row not in complete for row in cut)
+    # spider and archer compare row counts
+    if not gold.truncated and _min_rows(pred) > len(g):
+        return True
+    if not pred.truncated and _min_rows(gold) > len(p):
+        return True
+    if mode == "spider":
+        if ordered:  # the seen prefixes must agree row by row (as bags: any column order)
+            return any(Counter(a) != Counter(b) for a, b in zip(g, p, strict=False))
+        if not gold.truncated:  # every seen predicted row must be one of gold's, as often at most
+            have = Counter(_unordered_row(r) for r in g)
+            need = Counter(_unordered_row(r) for r in p)
+            return any(have[k] < n for k, n in need.items())
+        if not pred.truncated:
+            have = Counter(_unordered_row(r) for r in p)
+            need = Counter(_unordered_row(r) for r in g)
+            return any(have[k] < n for k, n in need.items())
+    return False
 
 
 def compare(
@@ -296,9 +342,10 @@ def compare(
 ) -> int | None:
     """1 if the prediction's result matches the gold's in `mode`, 0 if not, None if it cannot be told.
 
-    None when the database is missing, the gold failed, or either result was cut at the row cap (the
-    comparison says it cannot decide rather than guessing). A prediction that failed to execute
-    scores 0.
+    None when the database is missing or the gold failed. A result cut at the row cap scores 0 when
+    its row count, column count or the rows already seen rule a match out, else None (the comparison
+    says it cannot decide rather than guessing). A prediction that failed to execute scores 0.
+    This is the one comparison every EX figure goes through (`ex_official` and test-suite EX too).
     """
     if mode not in EX_MODES:
         raise ValueError(f"unknown EX mode {mode!r}; expected one of {', '.join(EX_MODES)}")
@@ -308,6 +355,8 @@ def compare(
         return 0
     g = _normalise(gold.rows, float_tol)
     p = _normalise(pred.rows, float_tol)
+    if gold.truncated or pred.truncated:
+        return 0 if _cut_rules_out(gold, pred, g, p, mode, order_matters) else None
     if mode == "bird":
         return int(bird_eq(g, p))
     if mode == "archer":
@@ -373,16 +422,41 @@ _QUOTED_OR_DISTINCT = re.compile(
     r"('(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`[^`]*`|\[[^\]]*\])|\bdistinct\b", re.I
 )
 _CUR_YEAR = re.compile(r"YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*", re.I)
+_STATEMENT_PARTS = re.compile(
+    r"'(?:[^']|'')*'?|\"(?:[^\"]|\"\")*\"?|`[^`]*`?|\[[^\]]*\]?|--[^\n]*|/\*.*?(?:\*/|$)|;|[^'\"`\[;/-]+|.",
+    re.S,
+)
+
+
+def first_statement(sql: str) -> str:
+    """The text up to and including the first `;` outside quotes and comments, when more text follows.
+
+    The official Spider evaluator keeps only the first statement when it strips DISTINCT, so a
+    prediction like `SELECT a FROM t; SELECT b FROM t`, or a query followed by remarks after a `;`,
+    is scored on its first statement. Text that is one statement (with or without a final `;`) is
+    returned unchanged.
+    """
+    if ";" not in sql:
+        return sql
+    end = 0
+    for m in _STATEMENT_PARTS.finditer(sql):
+        if m.group() == ";":
+            end = m.end()
+            break
+    else:
+        return sql
+    return sql[:end] if sql[end:].strip() else sql
 
 
 def spider_sql(sql: str) -> str:
     """The text test-suite-sql-eval executes for a query in its default setting (`keep_distinct=False`).
 
-    It removes every DISTINCT keyword (also inside `count(DISTINCT x)`) from gold and prediction
-    alike, joins `> =`, `< =`, `! =`, and replaces MySQL's `YEAR(CURDATE())` by 2020. `ex_spider`
-    compares the results of these texts so that it agrees with the official labels; `ex_bird` and
-    `ex_archer` run the queries as written.
+    It joins `> =`, `< =`, `! =`, keeps the first statement only (`first_statement`), removes every
+    DISTINCT keyword (also inside `count(DISTINCT x)`) from gold and prediction alike, and replaces
+    MySQL's `YEAR(CURDATE())` by 2020. `ex_spider` compares the results of these texts so that it
+    agrees with the official labels; `ex_bird` and `ex_archer` run the queries as written.
     """
     text = sql.replace("> =", ">=").replace("< =", "<=").replace("! =", "!=")
+    text = first_statement(text)
     text = _QUOTED_OR_DISTINCT.sub(lambda m: m.group(1) or "", text)
     return _CUR_YEAR.sub("2020", text)

@@ -22,6 +22,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sqltriage.core.exec_compare import EX_MODES, compare, execution_outcomes, order_matters, spider_sql
+from sqltriage.core.official_ex import (
+    OfficialVerdict,
+    official_gold_text,
+    official_outcome,
+    official_pred_text,
+)
 
 __all__ = [
     "DEFAULT_MAX_ROWS",
@@ -412,6 +418,7 @@ class PairRun:
     gold_spider: ExecResult  # spider_sql(gold): what ex_spider compares; `gold` when unchanged
     pred_spider: ExecResult  # spider_sql(pred); `pred` when unchanged
     outcomes: dict[str, int | None]  # va, ex, ex_spider, ex_bird, ex_archer
+    official: OfficialVerdict | None = None  # ex_official and the quirk that sets it apart from ex_spider
 
 
 def run_pair(
@@ -439,4 +446,10 @@ def run_pair(
     outcomes = execution_outcomes(
         gold, pred, gold_sql, float_tol=float_tol, gold_spider=gold_spider, pred_spider=pred_spider
     )
-    return PairRun(gold, pred, gold_spider, pred_spider, outcomes)
+    go_text, po_text = official_gold_text(gold_sql), official_pred_text(pred_sql)
+    gold_official = gold_spider if go_text == g_text else run_gold(go_text)
+    pred_official = (
+        pred_spider if po_text == p_text else execute(db_path, po_text, timeout=timeout, max_rows=max_rows)
+    )
+    official = official_outcome(gold_official, pred_official, gold_sql, pred_sql, outcomes["ex_spider"])
+    return PairRun(gold, pred, gold_spider, pred_spider, outcomes, official)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import polars as pl
 
+from sqltriage.core.gold_audit import REASONS as GOLD_SUSPECT_REASONS
+
 # Facets in sidebar order: (key, label). `tag` and `outcome` are computed, the rest are columns.
 FACETS: tuple[tuple[str, str], ...] = (
     ("model", "model"),
@@ -25,6 +27,7 @@ FACETS: tuple[tuple[str, str], ...] = (
     ("hardness", "hardness"),
     ("reasoning", "reasoning"),
     ("db_id", "database"),
+    ("official_quirk", "official evaluator scores differently"),
     ("tag", "tag"),
 )
 FACET_KEYS = tuple(k for k, _ in FACETS)
@@ -32,6 +35,7 @@ NONE_VALUE = "(none)"  # the facet value of a row whose column is empty
 NEAR_MISS_PM = 0.9  # EX fails although the query is this close to gold
 LOW_PM = 0.5  # EX passes although the query is this far from gold: maybe right by accident
 SEARCH_COLUMNS = ("question", "gold_sql", "pred_sql")
+TS_FALSE_POSITIVE = "EX pass, fails on a neighbour (EX false positive)"  # needs `eval --neighbours K`
 
 
 def _is(col: str, value: int) -> pl.Expr:
@@ -61,6 +65,15 @@ def outcome_exprs() -> dict[str, pl.Expr]:
         & (pl.col("pm") >= NEAR_MISS_PM).fill_null(False),
         f"EX pass, PM < {LOW_PM} (EX false positive?)": _is("ex", 1)
         & (pl.col("pm") < LOW_PM).fill_null(False),
+        TS_FALSE_POSITIVE: _is("ex_spider", 1) & _is("ex_ts", 0),
+        "the official evaluator scores this differently": pl.col("ex_official")
+        .ne_missing(pl.col("ex_spider"))
+        .fill_null(False),
+        "EX fail only by a row tied at gold's LIMIT (tie-sensitive)": _is("tie_sensitive", 1),
+        **{
+            f"gold suspect: {label}": pl.col("gold_suspect").fill_null("").str.contains(label, literal=True)
+            for label in GOLD_SUSPECT_REASONS.values()
+        },
     }
 
 
@@ -128,8 +141,7 @@ def prepare(frame: pl.DataFrame) -> pl.DataFrame:
     Done once per load, so that every keystroke filters with cheap column comparisons only.
     """
     text_facets = [
-        pl.col(c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}")
-        for c in ("model", "structural", "operators", "hardness", "reasoning", "db_id")
+        pl.col(c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}") for c in _COLUMN_FACETS
     ]
     tag_list = _tag_list(pl.col("tags"))
     search = pl.concat_str(
@@ -193,13 +205,15 @@ def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False
 
 # --- the fast path: row numbers and live counts from numpy codes, built once per load ------------------
 
-_COLUMN_FACETS = ("model", "structural", "operators", "hardness", "reasoning", "db_id")
+_COLUMN_FACETS = ("model", "structural", "operators", "hardness", "reasoning", "db_id", "official_quirk")
 _WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse earlier searches
 
 
 def _codes(series: pl.Series) -> tuple[np.ndarray, list[str]]:
     """Integer codes of a text column and the labels they stand for (sorted)."""
     labels = series.unique().sort()
+    if labels.is_empty():  # an empty workspace: no codes, no labels (numpy cannot count an object array)
+        return np.zeros(0, dtype=np.int32), []
     new = pl.Series(np.arange(labels.len(), dtype=np.int32))
     return series.replace_strict(labels, new, return_dtype=pl.Int32).to_numpy(), labels.to_list()
 

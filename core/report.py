@@ -22,12 +22,18 @@ EXPORT_COLUMNS = (
     "ex_spider",
     "ex_bird",
     "ex_archer",
+    "ex_official",
     "em",
     "em_spider",
     "sm",
     "om",
     "vm",
     "pm",
+    "ex_ts",
+    "ts_databases",
+    "ts_witness",
+    "gold_suspect",
+    "tie_sensitive",
     "structural",
     "operators",
     "hardness",
@@ -35,6 +41,7 @@ EXPORT_COLUMNS = (
     "error",
     "tags",
     "note",
+    "suggested",
 )
 EXTRA_COLUMNS = (
     "sm_authors",
@@ -42,6 +49,8 @@ EXTRA_COLUMNS = (
     "vm_authors",
     "pm_authors",
     "authors_note",
+    "official_quirk",
+    "gold_suspect_detail",
     "error_kind",
     "parse_ok",
     "pred_structural",
@@ -54,7 +63,7 @@ EXTRA_COLUMNS = (
     "gold_error",
     "gold_error_kind",
 )
-EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer")
+EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer", "ex_official", "ex_ts")
 MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
 AUTHORS_METRICS = (
     "pm_authors",
@@ -145,6 +154,8 @@ def _aggregations() -> list[pl.Expr]:
     aggs = [pl.len().alias("n"), pl.col("ex").is_not_null().sum().alias("n_exec")]
     for m in (*EXEC_METRICS, *MATCH_METRICS, *AUTHORS_METRICS):
         aggs += [pl.col(m).cast(pl.Float64).mean().alias(m), pl.col(m).count().alias(f"{m}_n")]
+    # rows where the official evaluator's verdict is not ex_spider's (a verdict against none counts)
+    aggs.append(pl.col("ex_official").ne_missing(pl.col("ex_spider")).sum().alias("official_differs"))
     return aggs
 
 
@@ -223,9 +234,22 @@ def error_sources(frame: pl.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
+def official_quirks(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """Per model and quirk of the official evaluator: how many rows it decides differently from ex_spider."""
+    differs = frame.filter(pl.col("official_quirk").is_not_null() & (pl.col("official_quirk") != ""))
+    if differs.is_empty():
+        return []
+    counts = differs.group_by(["model", "official_quirk"]).agg(pl.len().alias("rows"))
+    order = {m: i for i, m in enumerate(_models_in_order(frame))}
+    rows = counts.to_dicts()
+    rows.sort(key=lambda r: (order.get(r["model"], len(order)), -r["rows"], r["official_quirk"]))
+    return [{"model": r["model"], "quirk": r["official_quirk"], "rows": r["rows"]} for r in rows]
+
+
 def full_report(frame: pl.DataFrame) -> dict[str, Any]:
     return {
         "models": model_summary(frame),
+        "official_quirks": official_quirks(frame),
         "breakdowns": {facet: breakdown(frame, facet) for facet in FACETS},
         "error_sources": error_sources(frame),
     }

@@ -7,6 +7,7 @@ restores precisely the state before it and a bulk change undoes as one.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -22,6 +23,8 @@ class Change:
     tag: str = ""
     notes_before: Mapping[Pair, str] = field(default_factory=dict)  # for "note"
     notes_after: Mapping[Pair, str] = field(default_factory=dict)
+    id: str = ""  # where the workspace's logs hold it (core.history), "" when not read from them
+    created: float = 0.0  # when it was made (seconds since the epoch), 0 when not read from the logs
 
     def describe(self) -> str:
         n = len(self.pairs)
@@ -60,9 +63,21 @@ def remove_tag(ws: Workspace, pairs: Iterable[Pair], tag: str) -> Change:
 
 
 def set_note(ws: Workspace, pair: Pair, text: str) -> Change:
-    before = ws.note_of(*pair)
-    ws.set_note(*pair, text)
-    return Change("note", (pair,), notes_before={pair: before}, notes_after={pair: ws.note_of(*pair)})
+    """Set one note, logged in `note_log` (one transaction) so that it can be undone in a later session."""
+    with ws.write():
+        before = ws.note_of(*pair)
+        ws.set_note(*pair, text)
+        after = ws.note_of(*pair)
+        if after != before:
+            _log_note(ws, pair, before, after)
+    return Change("note", (pair,), notes_before={pair: before}, notes_after={pair: after})
+
+
+def _log_note(ws: Workspace, pair: Pair, before: str, after: str) -> None:
+    ws.db.execute(
+        "INSERT INTO note_log (idx, model, before, after, created) VALUES (?, ?, ?, ?, ?)",
+        [pair[0], pair[1], before, after, time.time()],
+    )
 
 
 def undo(ws: Workspace, change: Change) -> Change:
@@ -72,8 +87,11 @@ def undo(ws: Workspace, change: Change) -> Change:
     if change.kind == "untag":
         return add_tag(ws, change.pairs, change.tag)
     after: dict[Pair, str] = {}
-    with ws.write():  # every note of the change restored together
+    with ws.write():  # every note of the change restored together (nested writes join this one)
         for pair, text in change.notes_before.items():
-            ws.set_note(*pair, text)  # nested: sqlite-utils' atomic() uses savepoints
-            after[pair] = text
+            current = ws.note_of(*pair)
+            ws.set_note(*pair, text)
+            after[pair] = ws.note_of(*pair)
+            if after[pair] != current:
+                _log_note(ws, pair, current, after[pair])
     return Change("note", change.pairs, notes_before=dict(change.notes_after), notes_after=after)

@@ -49,6 +49,8 @@ EXAMPLE_COLUMNS: dict[str, type] = {
     "gold_error_kind": str,
     "gold_elapsed": float,
     "gold_rows": int,
+    "gold_suspect": str,  # why the gold is doubtful (gold_audit.REASONS labels, "; "-joined), else NULL
+    "gold_suspect_detail": str,  # the same in sentences, with the tie at its LIMIT when there is one
     "q_words": int,
     "q_tree_depth": int,
     "q_lexical_density": float,
@@ -66,6 +68,9 @@ RESULT_COLUMNS: dict[str, type] = {
     "ex_spider": int,
     "ex_bird": int,
     "ex_archer": int,
+    "ex_official": int,  # the official Spider evaluator's verdict, quirk for quirk
+    "official_quirk": str,  # what makes ex_official differ from ex_spider on this row
+    "tie_sensitive": int,  # 1: differs from gold only by which rows tied at gold's LIMIT it kept
     "em": int,
     "em_spider": int,
     "sm": float,
@@ -84,6 +89,11 @@ RESULT_COLUMNS: dict[str, type] = {
     "error_kind": str,
     "pred_elapsed": float,
     "truncated": int,
+    "ex_ts": int,
+    "ts_databases": int,
+    "ts_witness": str,
+    "suggested": str,  # suggested causes in rank order, "; "-separated
+    "suggested_why": str,  # the same as JSON: [{tag, confidence, reason}]
 }
 
 _SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}
@@ -107,6 +117,10 @@ CREATE TABLE IF NOT EXISTS notes (idx INTEGER, model TEXT, note TEXT, updated RE
 CREATE TABLE IF NOT EXISTS tag_log (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT, idx INTEGER, model TEXT, tag TEXT, created REAL
 );
+CREATE TABLE IF NOT EXISTS note_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, idx INTEGER, model TEXT, before TEXT, after TEXT, created REAL
+);
+CREATE TABLE IF NOT EXISTS undo_log (undone TEXT PRIMARY KEY, undone_by TEXT, created REAL);
 CREATE INDEX IF NOT EXISTS results_idx ON results (idx);
 CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);
 """

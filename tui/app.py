@@ -19,7 +19,6 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from sqltriage.core.model import Dataset, PredictionSet
 from sqltriage.core.taxonomy import Taxonomy, default_taxonomy
-from sqltriage.core.triage import Change
 from sqltriage.core.workspace import Workspace
 from sqltriage.tui.screens.browse import BrowseScreen, Sources
 from sqltriage.tui.screens.help import HelpScreen
@@ -120,8 +119,15 @@ class SqlTriageApp(App[None]):
         ex_mode: str = "spider",
         taxonomy: Taxonomy | None = None,
         theme: str | None = None,
+        config_file: Path | None = None,
+        facets_open: Sequence[str] = (),
+        facets_closed: Sequence[str] = (),
+        open_note: str = "",
     ) -> None:
         super().__init__()
+        self.open_note = open_note  # said once the browse screen is up (e.g. the dataset is gone)
+        self.config_file = config_file  # where sidebar sections are remembered (None: not remembered)
+        self.facet_sections = (tuple(facets_open), tuple(facets_closed))
         self.workspace = workspace
         self.dataset = dataset
         self.predictions = tuple(predictions)
@@ -131,7 +137,6 @@ class SqlTriageApp(App[None]):
         self.taxonomy = taxonomy or default_taxonomy()
         self.initial_theme = theme
         self.load_error = ""
-        self.undo_stack: list[Change] = []  # this session's changes, newest last
         self.write_turns = WriteTurns()
 
     def on_mount(self) -> None:
@@ -156,10 +161,23 @@ class SqlTriageApp(App[None]):
             max_rows=getattr(self.options, "max_rows", 100_000),
         )
         self.switch_screen(BrowseScreen(message.frame, sources, message.models, ex_mode=self.ex_mode))
-        if message.note:
-            self.notify(message.note)
+        for note in (self.open_note, message.note):
+            if note:
+                self.notify(note)
         if not self.predictions:
-            self.notify("no predictions given (--pred NAME=FILE): nothing to browse", severity="warning")
+            self._say_what_is_browsed(message.models, message.frame.height)
+
+    def _say_what_is_browsed(self, models: Sequence[str], rows: int) -> None:
+        """Opened without --pred: the models the workspace holds, or how to add one when it holds none."""
+        if not models or not rows:
+            self.notify(
+                f"{self.workspace.path.name} holds no evaluated model yet: add one with --pred NAME=FILE",
+                severity="warning",
+                timeout=10,
+            )
+            return
+        n = len(models)
+        self.notify(f"{n} model{'s' if n != 1 else ''} stored in {self.workspace.path.name}, {rows:,} rows")
 
     def binding_entries(self) -> list[tuple[str, Binding]]:
         """Every binding a user may want, for the help screen (deduplicated by id)."""
@@ -210,6 +228,10 @@ def create_app(
     ex_mode: str = "spider",
     taxonomy: Taxonomy | None = None,
     theme: str | None = None,
+    config_file: Path | None = None,
+    facets_open: Sequence[str] = (),
+    facets_closed: Sequence[str] = (),
+    open_note: str = "",
 ) -> SqlTriageApp:
     """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early."""
     from sqltriage.core.evaluate import EvalOptions
@@ -223,4 +245,8 @@ def create_app(
         ex_mode=ex_mode,
         taxonomy=taxonomy,
         theme=theme,
+        config_file=config_file,
+        facets_open=facets_open,
+        facets_closed=facets_closed,
+        open_note=open_note,
     )

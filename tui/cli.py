@@ -56,6 +56,19 @@ def _add_inputs(p: argparse.ArgumentParser, *, dataset_required: bool = True) ->
     p.add_argument("--id-column", metavar="NAME", help="id column of a CSV/JSONL dataset")
 
 
+def _add_neighbour_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--neighbours",
+        type=int,
+        default=None,
+        metavar="K",
+        help="also score ex_ts on K generated neighbour databases per database (0 = off; default: 0)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=None, metavar="N", help="seed of the neighbour databases (default 0)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sqltriage",
@@ -73,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=int, default=None, metavar="N", help="evaluation processes (default: cores)"
     )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
+    _add_neighbour_options(p)
 
     p = sub.add_parser("check", help="validate and summarise inputs without evaluating")
     _add_inputs(p)
@@ -85,6 +99,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=int, default=None, metavar="N", help="evaluation processes (default: cores)"
     )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="evaluate on a Dask cluster: a scheduler address (tcp://HOST:PORT) or local:N worker processes "
+        '(needs pip install "sqltriage[cluster]")',
+    )
+    _add_neighbour_options(p)
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    p = sub.add_parser(
+        "neighbours", help="build the neighbour databases of a dataset's databases (for ex_ts), and say where"
+    )
+    _add_inputs(p)
+    p.add_argument(
+        "-K",
+        "--neighbours",
+        dest="neighbours",
+        type=int,
+        default=None,
+        metavar="K",
+        help="neighbour databases per database (default 10)",
+    )
+    p.add_argument("--seed", type=int, default=None, metavar="N", help="seed (default 0)")
+    p.add_argument(
+        "--out", metavar="DIR", help="cache folder (default: $XDG_CACHE_HOME/sqltriage/neighbours)"
+    )
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser(

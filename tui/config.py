@@ -6,8 +6,11 @@ defaults. Documented in docs/config.md.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +26,8 @@ class Config:
     default_ex_mode: str = "spider"
     taxonomy: Path | None = None  # a replacement for the built-in taxonomy
     theme: str = DEFAULT_THEME
+    facets_open: tuple[str, ...] = ()  # facet sections the user opened / closed in the sidebar
+    facets_closed: tuple[str, ...] = ()
 
 
 def config_path() -> Path:
@@ -41,12 +46,12 @@ def load_config(path: Path | None = None) -> Config:
         raise UsageError(
             f"cannot read the config ({exc})", path=path, hint="fix or remove the file"
         ) from None
-    unknown = sorted(set(data) - {"keys", "default_ex_mode", "taxonomy", "theme"})
+    unknown = sorted(set(data) - {"keys", "default_ex_mode", "taxonomy", "theme", "facets"})
     if unknown:
         raise UsageError(
             f"unknown setting(s) {', '.join(unknown)}",
             path=path,
-            hint="known: [keys], default_ex_mode, taxonomy, theme (see docs/config.md)",
+            hint="known: [keys], [facets], default_ex_mode, taxonomy, theme (see docs/config.md)",
         )
     keys = data.get("keys", {})
     if not isinstance(keys, dict) or not all(isinstance(v, str) for v in keys.values()):
@@ -65,4 +70,53 @@ def load_config(path: Path | None = None) -> Config:
         tax_path = Path(taxonomy).expanduser()
         if not tax_path.is_absolute():
             tax_path = path.parent / tax_path  # relative to the config file, not to the working folder
-    return Config({str(k): v for k, v in keys.items()}, mode, tax_path, theme)
+    opened, closed = _facet_sections(data.get("facets", {}), path)
+    return Config({str(k): v for k, v in keys.items()}, mode, tax_path, theme, opened, closed)
+
+
+def _facet_sections(table: object, path: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    if not isinstance(table, dict) or set(table) - {"open", "closed"}:
+        raise UsageError("[facets] holds only open = [...] and closed = [...]", path=path, where="facets")
+    out = []
+    for key in ("open", "closed"):
+        names = table.get(key, [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise UsageError(f"facets.{key} must be a list of facet names", path=path, where=f"facets.{key}")
+        out.append(tuple(names))
+    return out[0], out[1]
+
+
+def save_facet_sections(path: Path, opened: Iterable[str], closed: Iterable[str]) -> None:
+    """Write the `[facets]` table into the config, leaving every other line of the file as it was.
+
+    The app calls this when the user opens or closes a sidebar section, so the next launch shows the
+    sidebar the way it was left. The file is replaced atomically.
+    """
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    kept: list[str] = []
+    inside = False
+    for line in lines:
+        header = _TABLE_HEADER.match(line)
+        if header:
+            inside = header.group(1).strip() == "facets"
+        if not inside:
+            kept.append(line)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    table = [
+        "[facets]",
+        f"open = {_toml_list(opened)}",
+        f"closed = {_toml_list(closed)}",
+    ]
+    text = "\n".join([*kept, *([""] if kept else []), *table]) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+_TABLE_HEADER = re.compile(r"^\s*\[\[?([^\]]+)\]\]?\s*(#.*)?$")
+
+
+def _toml_list(names: Iterable[str]) -> str:
+    return "[" + ", ".join(json.dumps(n) for n in sorted(set(names))) + "]"

@@ -31,21 +31,51 @@ def pct(value: float | None) -> str:
     return "  —" if value is None else f"{value * 100:3.0f}"
 
 
+def main_columns(models: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The report's columns: `EX official` (and how many rows it decides otherwise) beside EX when it differs."""
+    columns = list(MAIN_COLUMNS)
+    if any(m.get("official_differs") for m in models):
+        at = columns.index(("EX", "ex")) + 1
+        columns[at:at] = [("EX official", "ex_official"), ("≠ official", "official_differs")]
+    return columns
+
+
+def ts_gap(m: dict[str, Any]) -> float | None:
+    """EX minus TS over the same rows (both are means over the rows with a verdict)."""
+    if m.get("ex_ts") is None or m.get("ex_spider") is None:
+        return None
+    return m["ex_spider"] - m["ex_ts"]
+
+
 def print_report(report: dict[str, Any], console: Console) -> None:
     models = report["models"]
+    columns = main_columns(models)
     t = Table(title="Metrics per model (EX in spider mode unless named)", title_justify="left")
     t.add_column("model", style="bold")
     t.add_column("n", justify="right")
     t.add_column("n exec", justify="right")
-    for label, _ in MAIN_COLUMNS:
+    with_ts = any(m.get("ex_ts_n") for m in models)
+    for label, _ in columns:
         t.add_column(label, justify="right")
+    if with_ts:
+        t.add_column("EX (TS)", justify="right")
+        t.add_column("EX − TS", justify="right")
     for m in models:
-        t.add_row(m["model"], str(m["n"]), str(m["n_exec"]), *(fmt(m[key]) for _, key in MAIN_COLUMNS))
+        cells = [str(m[key]) if key == "official_differs" else fmt(m[key]) for _, key in columns]
+        if with_ts:
+            cells += [fmt(m.get("ex_ts")), fmt(ts_gap(m))]
+        t.add_row(m["model"], str(m["n"]), str(m["n_exec"]), *cells)
     console.print(t)
     console.print(
         "[dim]Execution metrics are averaged over the rows whose database exists (n exec); "
         "match metrics over all rows.[/]"
     )
+    if quirks := report.get("official_quirks"):
+        console.print(
+            "[dim]EX official: the official Spider evaluator's verdict, quirk for quirk; where it differs "
+            "from EX, the quirk that decides (see docs/ex-differences.md):[/] "
+            + "; ".join(f"{q['model']}: {q['quirk']} ×{q['rows']}" for q in quirks)
+        )
     for facet in FACETS:
         rows = report["breakdowns"][facet]
         if not rows:

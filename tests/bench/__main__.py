@@ -1,7 +1,7 @@
 """`python -m tests.bench`: every benchmark of issue #9 on Spider dev, as one table.
 
 Options: `--runs N` (repetitions of each eval figure, default 3), `--rounds N` (key presses per app
-figure, default 10), `--only eval|app` (one half), `--workspace FILE` (reuse a Spider dev × 8 workspace
+figure, default 10), `--only eval|app|testsuite` (one part), `--workspace FILE` (reuse a Spider dev × 8 workspace
 for the app half instead of evaluating one). See docs/benchmarks.md for what each figure measures.
 """
 
@@ -25,28 +25,35 @@ from tests.bench.harness import (
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["suggest"]:  # the suggestion engine against the hand-labelled causes
+        from tests.bench import suggest_bench
+
+        return suggest_bench.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
     parser.add_argument("--runs", type=int, default=3, help="runs of each eval figure (default 3)")
     parser.add_argument("--rounds", type=int, default=10, help="key presses per app figure (default 10)")
-    parser.add_argument("--only", choices=("eval", "app"), help="run one half only")
+    parser.add_argument("--only", choices=("eval", "app", "testsuite"), help="run one part only")
     parser.add_argument("--workspace", help="a Spider dev × 8 workspace for the app half (else one is built)")
     args = parser.parse_args(argv)
     if not (SPIDER_DEV / "dev.json").exists():
         print(f"Spider dev not found at {SPIDER_DEV}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
         return 2
 
-    from tests.bench import eval_bench, tui_bench
+    from tests.bench import eval_bench, testsuite_bench, tui_bench
 
     started = time.perf_counter()
     load_before = load_average()
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="sqltriage-bench-") as tmp:
         cached = Path(args.workspace) if args.workspace else None
-        if args.only != "app":
+        if args.only not in ("app", "testsuite"):
             eval_figs, built = eval_bench.run(args.runs, Path(tmp))
             figures += eval_figs
             cached = cached or built
-        if args.only != "eval":
+        if args.only in (None, "testsuite"):
+            figures += testsuite_bench.run(Path(tmp))
+        if args.only not in ("eval", "testsuite"):
             if cached is None:
                 cached = Path(tmp) / "spider8.sqltriage.db"
                 print("evaluating Spider dev × 8 for the app benchmarks…", file=sys.stderr)

@@ -1,6 +1,7 @@
-"""`ex_spider` against the official test-suite-sql-eval labels for 8 real systems on Spider dev.
+"""`ex_spider` and `ex_official` against the official test-suite-sql-eval labels for 8 real systems.
 
-For every system, over the 972 rows that have a database, our `ex_spider` must equal the official `ex`
+`ex_official` reproduces the official evaluator quirk for quirk: it must equal the official label on
+every row with a database, with no exception. For `ex_spider`, for every system, over the 972 rows that have a database, our `ex_spider` must equal the official `ex`
 on at least 99.5% of rows, and every disagreement must be explained by one of the deliberate
 differences listed in docs/ex-differences.md. A disagreement is explained by re-scoring the row with
 the official behaviour switched on for that one aspect (the "official-compat" toggles below): if the
@@ -56,6 +57,8 @@ class SystemReport:
     rows: int = 0
     agree: int = 0
     disagreements: list[Row] = field(default_factory=list)
+    official_agree: int = 0
+    official_disagreements: list[tuple[int, int | None, str, str | None]] = field(default_factory=list)
 
     @property
     def agreement(self) -> float:
@@ -118,6 +121,13 @@ def _score_system(spider_dev: Path, system: str, golds: list[str], dbs: list[str
             row = Row(i, db_id, gold, preds[i], ours, official[i])
             row.reason = _explain(row, pair, db, cache, db_id in forbidden_dbs)
             report.disagreements.append(row)
+        assert pair.official is not None
+        if str(pair.official.ex) == official[i]:
+            report.official_agree += 1
+            if pair.official.ex != ours:  # where the two differ, the quirk that decides is named
+                assert pair.official.quirk, f"{system} #{i}: ex_official differs with no quirk named"
+        else:
+            report.official_disagreements.append((i, pair.official.ex, official[i], pair.official.quirk))
         if pair.pred.error_kind == "forbidden":
             forbidden_dbs.add(db_id)
     return report
@@ -162,6 +172,17 @@ def test_ex_spider_agrees_with_the_official_evaluator(
     unexplained = [r.index for r in report.disagreements if r.reason is None]
     assert not unexplained, f"{system}: disagreements with no documented reason at rows {unexplained}"
     assert report.agreement >= MIN_AGREEMENT
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_ex_official_equals_the_official_labels_on_every_row(
+    reports: dict[str, SystemReport], system: str
+) -> None:
+    report = reports[system]
+    assert report.official_agree == ROWS_WITH_DB, (
+        f"{system}: ex_official disagrees with the official label on "
+        f"{[(i, ours, theirs) for i, ours, theirs, _ in report.official_disagreements]}"
+    )
 
 
 def test_every_reason_is_documented() -> None:

@@ -34,6 +34,19 @@ def test_join_on_different_keys_only_em_notices(capsys: pytest.CaptureFixture[st
     pred = "SELECT T1.name FROM a AS T1 JOIN b AS T2 ON T1.id = T2.other_id"
     doc = diff_json(capsys, gold, pred)
     assert (doc["em"], doc["em_spider"]) == (0, 1)
+    first = doc["suggestions"][0]
+    assert (
+        first["tag"] == "Table: join condition"
+        and "other_id" in first["reason"]
+        and first["confidence"] >= 0.5
+    )
+
+
+def test_suggestions_use_the_results_with_a_db(capsys: pytest.CaptureFixture[str]) -> None:
+    gold = "SELECT title FROM books"
+    doc = diff_json(capsys, gold, "SELECT * FROM books", "--db", str(LIBRARY))
+    assert doc["suggestions"][0]["tag"] == "Attribute: redundant"
+    assert diff_json(capsys, gold, "SELECT title AS t FROM books", "--db", str(LIBRARY))["suggestions"] == []
 
 
 def test_with_db_runs_both_and_gives_every_verdict(capsys: pytest.CaptureFixture[str]) -> None:

@@ -207,7 +207,7 @@ def test_archer_l20_checks_membership_not_multiplicity() -> None:
 
 def test_undecidable_cases_are_none_not_zero() -> None:
     ok = res([(1,), (2,)])
-    cut = ExecResult(("a",), ((1,), (2,)), 0.0, truncated=True)  # more rows than these two exist
+    cut = ExecResult(("a",), ((1,), (2,)), 0.0, truncated=True)  # cut by size: at least these two rows
     for mode in EX_MODES:
         assert compare(fail("runtime"), ok, mode, order_matters=False) is None  # gold failed
         assert compare(cut, ok, mode, order_matters=False) is None
@@ -215,6 +215,58 @@ def test_undecidable_cases_are_none_not_zero() -> None:
         assert compare(cut, cut, mode, order_matters=False) is None
         assert compare(fail("db_missing"), fail("db_missing"), mode, order_matters=False) is None
         assert compare(ok, fail("timeout"), mode, order_matters=False) == 0
+
+
+def capped(rows: list[tuple], cap: int, columns: tuple[str, ...] | None = None) -> ExecResult:
+    """A result cut at a row cap of `cap`: only its first `cap` rows were fetched."""
+    ncols = len(rows[0])
+    cols = columns or tuple(f"c{i}" for i in range(ncols))
+    return ExecResult(cols, tuple(rows[:cap]), 0.0, truncated=True, max_rows=cap)
+
+
+def test_a_cut_result_scores_0_when_its_row_count_rules_a_match_out_in_every_mode() -> None:
+    gold = res([(7,)])  # one row, one column: a cut prediction of more rows than the cap cannot match
+    huge = capped([(i,) for i in range(10)], 5)
+    assert verdicts(gold, huge) == {"spider": 0, "bird": 0, "archer": 0}
+    # the gold cut, the prediction complete and shorter than the cap: no match either
+    assert verdicts(capped([(i,) for i in range(10)], 5), res([(1,), (2,)])) == {
+        "spider": 0,
+        "bird": 0,
+        "archer": 0,
+    }
+
+
+def test_a_cut_result_scores_0_when_its_column_count_rules_a_match_out() -> None:
+    rows = [(i, i) for i in range(10)]
+    for mode in EX_MODES:
+        assert compare(capped(rows, 5), capped([(i,) for i in range(10)], 5), mode, order_matters=False) == 0
+
+
+def test_a_cut_result_scores_0_when_the_rows_already_seen_rule_a_match_out() -> None:
+    gold = capped([(i, "x") for i in range(10)], 5)
+    # ordered gold: the seen prefixes differ at row 0
+    assert (
+        compare(gold, capped([(9, "x"), *((i, "x") for i in range(1, 10))], 5), "spider", order_matters=True)
+        == 0
+    )
+    # same prefixes: the rest is unseen, so no verdict
+    assert compare(gold, capped([("x", i) for i in range(10)], 5), "spider", order_matters=True) is None
+    # bird: a seen predicted row that the complete gold lacks
+    assert compare(res([(1,), (2,)]), capped([(1,), (3,), (1,)], 2), "bird", order_matters=False) == 0
+    assert compare(res([(1,), (2,)]), capped([(1,), (2,), (1,)], 2), "bird", order_matters=False) is None
+    # spider, unordered: more copies of a row seen than the complete gold has
+    big_gold = res([(1,), (2,), (3,), (4,)])
+    assert compare(big_gold, capped([(1,), (2,), (3,)], 2), "spider", order_matters=False) is None
+    assert compare(big_gold, capped([(1,), (1,), (2,)], 2), "spider", order_matters=False) == 0
+
+
+def test_spider_scores_the_first_statement_of_a_multi_statement_prediction() -> None:
+    assert spider_sql("SELECT a FROM t; SELECT b FROM t") == "SELECT a FROM t;"
+    assert spider_sql("SELECT a FROM t; This query lists a.") == "SELECT a FROM t;"
+    assert spider_sql("SELECT ';' FROM t; x") == "SELECT ';' FROM t;"  # a quoted ; is not the end
+    assert spider_sql("SELECT a FROM t -- ; no\n") == "SELECT a FROM t -- ; no\n"
+    assert spider_sql("SELECT a FROM t;") == "SELECT a FROM t;"  # one statement: unchanged
+    assert spider_sql("SELECT a FROM t;  ") == "SELECT a FROM t;  "
 
 
 def test_unknown_mode_is_refused() -> None:

@@ -1,113 +1,275 @@
-"""Suggested causes from real partial-match breakdowns (sqlglot parses, no hand-built breakdowns)."""
+"""Suggested causes: real sqlglot parses, real SQLite results, the hand-labelled set from ../shared/data."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import polars as pl
 import pytest
 
-from sqltriage.core.sql.partial_match import partial_match
-from sqltriage.core.suggest import suggest_causes
+from sqltriage.core.datasets import load_dataset
+from sqltriage.core.datasets.predictions import load_predictions
+from sqltriage.core.evaluate import EvalOptions, evaluate
+from sqltriage.core.exec_compare import execution_outcomes
+from sqltriage.core.execution import execute
+from sqltriage.core.model import Column, Schema, Table
+from sqltriage.core.report import load_frame
+from sqltriage.core.suggest import Suggestion, format_suggested, stored_suggestions, suggest_causes
 from sqltriage.core.taxonomy import load_taxonomy
+from sqltriage.core.workspace import Workspace
+from sqltriage.samples import SAMPLE_DIR
 
 CASES = [
-    # (gold, prediction, a tag that must be suggested, a tag that must not)
-    (
-        "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.sid",
-        "SELECT name FROM singer",
-        "Table: missing",
-        "Table: redundant",
-    ),
-    (
-        "SELECT name FROM singer",
-        "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.sid",
-        "Table: redundant",
-        "Table: missing",
-    ),
-    ("SELECT count(*) FROM singer", "SELECT max(age) FROM singer", "Function: aggregate", "Table: missing"),
+    # (gold, prediction, the tag that must come first)
     (
         "SELECT name FROM singer WHERE age > 20",
         "SELECT name FROM singer WHERE age >= 20",
         "Operator: comparison",
-        "Value: mismatch",
+    ),
+    ("SELECT name FROM singer WHERE age > 20", "SELECT name FROM singer WHERE age > 30", "Value: mismatch"),
+    (
+        "SELECT name FROM client WHERE type = 'DISPONENT'",
+        "SELECT name FROM client WHERE type = 'Disponent'",
+        "Value: data format",
+    ),
+    ("SELECT count(*) FROM singer", "SELECT max(age) FROM singer", "Function: aggregate"),
+    ("SELECT name FROM singer ORDER BY age DESC", "SELECT name FROM singer ORDER BY age", "Other: ASC/DESC"),
+    ("SELECT DISTINCT country FROM singer", "SELECT country FROM singer", "Other: DISTINCT"),
+    ("SELECT count(DISTINCT country) FROM singer", "SELECT count(country) FROM singer", "Other: DISTINCT"),
+    (
+        "SELECT T1.name FROM singer AS T1 LEFT JOIN concert AS T2 ON T1.id = T2.sid",
+        "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.sid",
+        "Table: join type",
     ),
     (
+        "SELECT T1.name FROM hero AS T1 JOIN colour AS T2 ON T1.skin_colour_id = T2.id",
+        "SELECT T1.name FROM hero AS T1 JOIN colour AS T2 ON T1.eye_colour_id = T2.id",
+        "Table: join condition",
+    ),
+    (
+        "SELECT name FROM singer WHERE age > 20 AND country = 'France'",
         "SELECT name FROM singer WHERE age > 20",
-        "SELECT name FROM singer WHERE age > 30",
-        "Value: mismatch",
-        "Operator: comparison",
-    ),
-    (
-        "SELECT name FROM singer WHERE age > 20 AND id = 1",
-        "SELECT name FROM singer WHERE age > 20 OR id = 1",
-        "Operator: logical",
-        "Value: mismatch",
-    ),
-    (
-        "SELECT name FROM singer WHERE age > 20",
-        "SELECT name FROM singer",
         "Condition: explicit missing",
+    ),
+    (
+        "SELECT name FROM singer WHERE age > 20",
+        "SELECT name FROM singer WHERE age > 20 AND country = 'France'",
         "Condition: explicit redundant",
     ),
     (
-        "SELECT name FROM singer",
-        "SELECT name FROM singer WHERE age > 20",
-        "Condition: explicit redundant",
-        "Condition: explicit missing",
+        "SELECT name FROM driver WHERE race = 9 AND fastest IS NOT NULL",
+        "SELECT name FROM driver WHERE race = 9",
+        "Condition: implicit missing",
     ),
+    ("SELECT name FROM singer", "SELECT name, age FROM singer", "Attribute: redundant"),
+    ("SELECT name, age FROM singer", "SELECT name FROM singer", "Attribute: missing"),
+    ("SELECT name FROM singer", "SELECT title FROM singer", "Attribute: mismatch"),
     (
-        "SELECT name FROM singer ORDER BY age DESC",
-        "SELECT name FROM singer ORDER BY age",
-        "Other: ASC/DESC",
-        "Clause: missing",
+        "SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.sid WHERE T2.year = 2014",
+        "SELECT name FROM singer",
+        "Table: missing",
     ),
+    ("SELECT a FROM t WHERE x = 1 AND y = 2", "SELECT a FROM t WHERE x = 1 OR y = 2", "Operator: logical"),
+    ("SELECT a, RANK() OVER (ORDER BY b) FROM t", "SELECT a, b FROM t ORDER BY b", "Function: window"),
+    ("SELECT a FROM t WHERE d LIKE '2014%'", "SELECT a FROM t WHERE YEAR(d) = 2014", "Function: date/time"),
     (
         "SELECT country, count(*) FROM singer GROUP BY country",
         "SELECT country, count(*) FROM singer",
         "Clause: missing",
-        "Clause: redundant",
     ),
     (
-        "SELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer)",
-        "SELECT name FROM singer WHERE age > 30",
-        "Subquery: missing",
-        "Subquery: mismatch",
+        "SELECT a FROM t WHERE x = 1 INTERSECT SELECT a FROM t WHERE x = 2",
+        "SELECT a FROM t WHERE x = 1",
+        "Clause: missing",
     ),
-    ("SELECT name FROM singer", "SELECT age FROM singer", "Attribute: mismatch", "Table: mismatch"),
+]
+
+# Rewrites that return what gold returns: nothing is confidently wrong, so nothing is suggested.
+EQUIVALENT = [
     (
-        "SELECT name FROM singer WHERE year = '2014'",
-        "SELECT name FROM singer WHERE year LIKE '%2014%'",
-        "Value: data format",
-        "Value: mismatch",
+        "SELECT avg(capacity), max(capacity) FROM stadium",
+        "SELECT AVG(Capacity) AS a, MAX(Capacity) AS m FROM stadium",
+    ),
+    (
+        "SELECT count(T1.id) FROM hero AS T1 JOIN publisher AS T2 ON T1.pid = T2.id WHERE T2.name = 'DC'",
+        "SELECT COUNT(*) FROM hero WHERE pid = (SELECT id FROM publisher WHERE name = 'DC')",
+    ),
+    (
+        "SELECT name FROM t ORDER BY score DESC LIMIT 1",
+        "SELECT name FROM t WHERE score = (SELECT MAX(score) FROM t)",
+    ),
+    (
+        "SELECT name FROM stadium EXCEPT SELECT name FROM stadium AS s JOIN concert AS c ON s.id = c.sid",
+        "SELECT name FROM stadium WHERE id NOT IN (SELECT sid FROM concert)",
+    ),
+    ("SELECT max(age) FROM dogs", "SELECT age FROM dogs ORDER BY age DESC LIMIT 1"),
+    ("SELECT a FROM t WHERE c = 'x' OR c = 'y'", "SELECT a FROM t WHERE c IN ('x', 'y')"),
+    (
+        "SELECT name FROM shop WHERE shop_id NOT IN (SELECT shop_id FROM hiring)",
+        "SELECT shop.name FROM shop LEFT JOIN hiring ON shop.shop_id = hiring.shop_id WHERE hiring.emp_id IS NULL",
+    ),
+    (
+        "SELECT town FROM teacher GROUP BY town HAVING count(*) >= 2",
+        "SELECT town FROM teacher GROUP BY town HAVING count(*) > 1",
+    ),
+    ("SELECT d FROM p WHERE txt LIKE 'korea'", "SELECT d FROM p WHERE txt = 'Korea'"),
+    (
+        "SELECT a FROM f WHERE src = 'APG' INTERSECT SELECT a FROM f WHERE src = 'CVO'",
+        "SELECT a FROM f WHERE a IN (SELECT a FROM f WHERE src = 'APG') AND a IN (SELECT a FROM f WHERE src = 'CVO')",
+    ),
+    (
+        "SELECT document_id, count(*) FROM paragraphs GROUP BY document_id",
+        "SELECT d.document_id, count(p.paragraph_id) FROM documents AS d JOIN paragraphs AS p "
+        "ON d.document_id = p.document_id GROUP BY d.document_id",
+    ),
+    (
+        "SELECT CAST(SUM(gender = 'M') AS REAL) * 100 / COUNT(id) FROM client",
+        "SELECT CAST(COUNT(CASE WHEN gender = 'M' THEN 1 END) AS REAL) * 100 / COUNT(*) FROM client",
     ),
 ]
 
 
-@pytest.mark.parametrize(("gold", "pred", "wanted", "unwanted"), CASES)
-def test_rules(gold: str, pred: str, wanted: str, unwanted: str) -> None:
-    tags = [s.tag for s in suggest_causes(partial_match(gold, pred), ex=0, va=1)]
-    assert wanted in tags
-    assert unwanted not in tags
+@pytest.mark.parametrize(("gold", "pred", "first"), CASES)
+def test_the_difference_is_named_first(gold: str, pred: str, first: str) -> None:
+    found = suggest_causes(gold, pred, ex=0)
+    assert found and found[0].tag == first, [(s.tag, s.reason) for s in found]
+    assert found[0].reason and 0.5 <= found[0].confidence <= 1.0
 
 
-def test_every_suggestion_is_a_cause_of_the_default_taxonomy() -> None:
+@pytest.mark.parametrize(("gold", "pred"), EQUIVALENT)
+def test_equivalent_rewrites_get_no_suggestion(gold: str, pred: str) -> None:
+    assert suggest_causes(gold, pred) == []
+
+
+def test_every_tag_is_a_cause_of_the_default_taxonomy_ranked_and_unique() -> None:
     tax = load_taxonomy()
-    for gold, pred, _, _ in CASES:
-        for s in suggest_causes(partial_match(gold, pred), ex=0, va=1):
-            assert tax.by_tag(s.tag) is not None, s.tag
-            assert s.reason
+    for gold, pred, _ in CASES:
+        found = suggest_causes(gold, pred, ex=0)
+        assert all(tax.by_tag(s.tag) is not None for s in found)
+        assert len({s.tag for s in found}) == len(found) <= 3
+        assert [s.confidence for s in found] == sorted((s.confidence for s in found), reverse=True)
 
 
-def test_identical_queries_suggest_nothing_and_each_tag_comes_once() -> None:
-    sql = "SELECT name FROM singer WHERE age > 20"
-    assert suggest_causes(partial_match(sql, sql), ex=1, va=1) == []
-    found = suggest_causes(partial_match(CASES[0][0], CASES[0][1]), ex=0, va=1)
-    assert len({s.tag for s in found}) == len(found)
+def test_a_table_joined_through_its_key_only_filters() -> None:
+    """Joining a table through its primary key cannot repeat rows: with the key known, no "redundant" table."""
+    gold = "SELECT count(*) FROM flights WHERE destairport = 'APG'"
+    pred = (
+        "SELECT count(*) FROM flights AS f JOIN airports AS a ON f.destairport = a.airportcode "
+        "WHERE a.airportcode = 'APG'"
+    )
+    tables = (
+        Table("flights", (Column("flightno"), Column("destairport"))),
+        Table("airports", (Column("airportcode"), Column("city"))),
+    )
+    keyed = Schema("flight", tables, primary_keys=(("airports", "airportcode"),))
+    assert suggest_causes(gold, pred, schema=keyed) == []
+    unkeyed = [s.tag for s in suggest_causes(gold, pred, schema=Schema("flight", tables))]
+    assert unkeyed == ["Table: redundant"]
 
 
-def test_execution_side() -> None:
-    same = partial_match("SELECT name FROM singer", "SELECT name FROM singer")
-    tags = [s.tag for s in suggest_causes(same, ex=0, va=1)]
-    assert tags == ["Evaluation: EX false negative (equivalent query)"]
-    far = partial_match("SELECT count(*) FROM singer WHERE age > 3", "SELECT count(*) FROM concert")
-    assert "Evaluation: EX false positive" in [s.tag for s in suggest_causes(far, ex=1, va=1)]
-    error = suggest_causes(same, ex=0, va=0, error="no such column: nam")
+def test_evidence_raises_confidence_in_the_stated_value() -> None:
+    gold, pred = "SELECT a FROM t WHERE s = 'SVK'", "SELECT a FROM t WHERE s = 'Slovakia'"
+    plain = suggest_causes(gold, pred)[0]
+    told = suggest_causes(gold, pred, evidence="Slovakian stations refers to Country = 'SVK'")[0]
+    assert plain.tag == told.tag == "Value: mismatch"
+    assert told.confidence > plain.confidence and "evidence" in told.reason
+
+
+def test_an_unparsable_prediction_is_other_and_the_error_is_named() -> None:
+    found = suggest_causes("SELECT a FROM t", "SELECT a FROM t;.030 sec")
+    assert found[0].tag == "Other: other" and "parse" in found[0].reason
+    error = suggest_causes("SELECT a FROM t", "SELECT b FROM t", ex=0, error="no such column: b")
     assert error[0].tag == "Attribute: mismatch" and "no such column" in error[0].reason
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "club.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript(
+        "CREATE TABLE member (id INTEGER PRIMARY KEY, name TEXT, city TEXT, age INTEGER);"
+        "INSERT INTO member VALUES (1,'Ann','Oslo',30),(2,'Bo','Oslo',40),(3,'Cy','Rome',50),(4,'Di','Rome',50);"
+    )
+    con.commit()
+    con.close()
+    return path
+
+
+def _run(db: Path, gold: str, pred: str) -> list[Suggestion]:
+    g, p = execute(db, gold), execute(db, pred)
+    ex = execution_outcomes(g, p, gold)["ex"]
+    return suggest_causes(gold, pred, gold_result=g, pred_result=p, ex=ex, error=p.error)
+
+
+def test_results_add_what_the_parses_cannot_see(db: Path) -> None:
+    extra = _run(db, "SELECT name FROM member", "SELECT * FROM member")
+    assert extra[0].tag == "Attribute: redundant" and "columns" in extra[0].reason
+    dup = _run(db, "SELECT DISTINCT city FROM member", "SELECT city FROM member")
+    assert dup[0].tag == "Other: DISTINCT"
+    loose = _run(
+        db,
+        "SELECT name FROM member WHERE city = 'Oslo' AND age > 35",
+        "SELECT name FROM member WHERE city = 'Oslo'",
+    )
+    assert loose[0].tag == "Condition: explicit missing" and "more" in loose[0].reason
+
+
+def test_a_pass_by_chance_is_flagged_and_a_real_pass_is_left_alone(db: Path) -> None:
+    chance = _run(
+        db, "SELECT count(*) FROM member WHERE city = 'Paris'", "SELECT count(*) FROM member WHERE age > 90"
+    )
+    assert chance[0].tag == "Evaluation: EX false positive"
+    assert _run(db, "SELECT max(age) FROM member", "SELECT age FROM member ORDER BY age DESC LIMIT 1") == []
+
+
+def test_an_ex_failure_with_no_visible_difference_points_at_the_evaluation(db: Path) -> None:
+    found = _run(
+        db,
+        "SELECT name FROM member ORDER BY age DESC LIMIT 1",
+        "SELECT name FROM member ORDER BY age DESC, id DESC LIMIT 1",
+    )
+    assert [s.tag for s in found] == ["Evaluation: EX false negative (equivalent query)"]
+
+
+def test_stored_form_round_trips() -> None:
+    found = suggest_causes("SELECT a FROM t WHERE x > 1", "SELECT a, b FROM t WHERE x >= 1", ex=0)
+    text = json.dumps([s.as_dict() for s in found])
+    back = stored_suggestions(text)
+    assert back is not None and [s.tag for s in back] == [s.tag for s in found]
+    assert format_suggested(found) == "; ".join(s.tag for s in found)
+    assert stored_suggestions(None) is None and stored_suggestions("not json") is None
+
+
+def test_evaluation_stores_ranked_suggestions(tmp_path: Path) -> None:
+    folder = tmp_path / "sample"
+    shutil.copytree(SAMPLE_DIR, folder)
+    ds = load_dataset(folder)
+    preds = [load_predictions(p, ds) for p in sorted((folder / "predictions").glob("*.sql"))]
+    with Workspace.open(tmp_path / "w.db") as ws:
+        evaluate(ds, preds, ws, EvalOptions(timeout=1.0, features=False, jobs=1))
+        frame = load_frame(ws)
+    passed = frame.filter(pl.col("pred_sql") == pl.col("gold_sql"))
+    assert set(passed.get_column("suggested").to_list()) == {""}
+    failed = frame.filter((pl.col("ex") == 0) & (pl.col("suggested") != ""))
+    assert failed.height > 0
+    for row in failed.iter_rows(named=True):
+        stored = stored_suggestions(row["suggested_why"])
+        assert stored is not None and "; ".join(s.tag for s in stored) == row["suggested"]
+
+
+def test_quality_on_the_hand_labelled_set(shared_data: Path) -> None:
+    """The tuning part of the labelled set keeps the product's goals (the held-out part is reported by
+    `python -m tests.bench suggest`, never asserted, so nobody tunes to it)."""
+    from tests.core.suggest_score import run_row, score
+    from tests.core.suggest_set import load_rows
+
+    rows = [r for r in load_rows(shared_data) if r.split == "tune"]
+    m = score([run_row(r) for r in rows])
+    assert m.recall3() >= 0.80 and m.precision() >= 0.50 and m.false_alarm_rate() <= 0.20, (
+        m.recall3(),
+        m.precision(),
+        m.false_alarm_rate(),
+    )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import polars as pl
+from textual.widgets.option_list import OptionDoesNotExist
 
 from sqltriage.core.execution import execute
 from sqltriage.core.facets import NEAR_MISS_PM
@@ -22,14 +25,29 @@ def shown(screen) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
     return int(n.replace(",", "")), int(total.replace(",", "")), screen.query_one(ExamplesTable).row_count
 
 
-async def toggle(app, pilot, facet: str, value: str) -> None:  # type: ignore[no-untyped-def]
-    """Walk the sidebar with the keyboard to `facet`'s `value` and press enter on it."""
+async def reveal(app, pilot, facet: str, value: str) -> int:  # type: ignore[no-untyped-def]
+    """Make `facet`'s `value` visible as a user does: open its section, then "more…" if needed."""
     await pilot.press("f")
     panel = app.screen.query_one(FacetPanel)
-    target = panel.get_option_index(f"{facet}\x1f{value}")
-    panel.highlighted = (
-        target - 1 if target > 0 and not panel.get_option_at_index(target - 1).disabled else target
-    )
+    for extra in ("", "\x1emore"):
+        with contextlib.suppress(OptionDoesNotExist):
+            return panel.get_option_index(f"{facet}\x1f{value}")
+        if extra:
+            panel.highlighted = panel.get_option_index(f"{facet}\x1f{extra}")
+        elif not panel.is_open(facet):
+            panel.highlighted = panel.get_option_index(f"{facet}\x1f")
+        else:
+            continue
+        await pilot.press("enter")
+        await pilot.pause()
+    return panel.get_option_index(f"{facet}\x1f{value}")
+
+
+async def toggle(app, pilot, facet: str, value: str) -> None:  # type: ignore[no-untyped-def]
+    """Walk the sidebar with the keyboard to `facet`'s `value` and press enter on it."""
+    target = await reveal(app, pilot, facet, value)
+    panel = app.screen.query_one(FacetPanel)
+    panel.highlighted = target - 1 if target > 0 else target
     if panel.highlighted != target:
         await pilot.press("down")
     assert panel.highlighted == target

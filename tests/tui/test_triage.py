@@ -7,8 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from sqltriage.core.report import EXPORT_COLUMNS
-from sqltriage.core.sql.partial_match import partial_match
-from sqltriage.core.suggest import suggest_causes
+from sqltriage.core.suggest import stored_suggestions
 from sqltriage.core.workspace import Workspace
 from sqltriage.tui.screens.modals import Confirm, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
@@ -48,6 +47,10 @@ async def test_tag_with_a_quick_key_then_undo(ws_copy: Evaluated) -> None:
         assert dict(screen.query_one(FacetPanel).counts["tag"])["Table: missing"] == 1
 
         await pilot.press("u")
+        await settle(app, pilot)
+        assert isinstance(app.screen, Confirm)  # what it undoes is said before it does
+        assert app.screen.question.startswith(f"Undo: tagged 1 row 'Table: missing' (#{key[0]} · {key[1]})")
+        await pilot.press("y")
         await settle(app, pilot)
         assert screen.saved_log[-1].startswith("undone: removed 'Table: missing'")
         assert "Table: missing" not in stored_tags(ws_copy.workspace).get(key, set())
@@ -91,30 +94,20 @@ async def test_bulk_tag_asks_first_and_undoes_as_one(ws_copy: Evaluated) -> None
 
         await pilot.press("u")
         await settle(app, pilot)
+        assert app.screen.question.startswith(f"Undo: tagged {len(failing)} rows 'batch-1'")
+        await pilot.press("y")
+        await settle(app, pilot)
         assert not any("batch-1" in t for t in stored_tags(ws_copy.workspace).values())
         assert "batch-1" not in dict(screen.query_one(FacetPanel).counts["tag"])
 
 
 async def test_accept_suggestion_with_one_key(ws_copy: Evaluated) -> None:
+    """The evaluation stored ranked suggestions; the triage tab shows the first and `a` applies it."""
     frame = ws_copy.frame
-    rows = frame.filter((pl.col("ex") == 0) & (pl.col("parse_ok") == 1)).sort("index")
-    dataset = ws_copy.inputs.dataset
-    row = next(
-        r
-        for r in rows.iter_rows(named=True)
-        if suggest_causes(
-            partial_match(r["gold_sql"], r["pred_sql"], dataset.schemas.get(r["db_id"])),
-            ex=r["ex"],
-            va=r["va"],
-            error=r["error"],
-        )
-    )
-    expected = suggest_causes(
-        partial_match(row["gold_sql"], row["pred_sql"], dataset.schemas.get(row["db_id"])),
-        ex=row["ex"],
-        va=row["va"],
-        error=row["error"],
-    )
+    rows = frame.filter((pl.col("ex") == 0) & (pl.col("suggested").fill_null("") != "")).sort("index")
+    row = rows.row(0, named=True)
+    expected = stored_suggestions(row["suggested_why"])
+    assert expected and [s.tag for s in expected] == row["suggested"].split("; ")
     async with running(ws_copy) as (app, pilot, screen):
         from .test_browse import goto
 

@@ -115,6 +115,18 @@ def render(doc: dict[str, Any]) -> None:
     else:
         console.print("[green]No component differs.[/]")
 
+    if doc.get("suggestions"):
+        sug = Table(title="Suggested causes (most confident first)", title_justify="left")
+        sug.add_column("#", justify="right")
+        sug.add_column("cause", style="bold")
+        sug.add_column("confidence", justify="right")
+        sug.add_column("why")
+        for rank, s in enumerate(doc["suggestions"], 1):
+            sug.add_row(str(rank), s["tag"], f"{s['confidence']:.0%}", s["reason"])
+        console.print(sug)
+    else:
+        console.print("[dim]No suggested cause: nothing is confidently wrong.[/]")
+
     if "execution" in doc:
         ex = doc["execution"]
         for side, title in (("gold", "Gold result"), ("pred", "Predicted result")):

@@ -24,7 +24,43 @@ def options_from(args: argparse.Namespace) -> Any:
         if args.jobs < 1:
             raise UsageError("--jobs must be at least 1")
         kwargs["jobs"] = args.jobs
+    if getattr(args, "cluster", None) is not None:
+        from sqltriage.core.cluster import parse_cluster_address, require_distributed
+
+        if getattr(args, "jobs", None) is not None:
+            raise UsageError(
+                "--jobs and --cluster do not go together: the cluster's workers do the work",
+                hint="drop --jobs (with local:N, N is the number of worker processes)",
+            )
+        kwargs["cluster"] = parse_cluster_address(args.cluster)
+        require_distributed()
+    if getattr(args, "neighbours", None) is not None:
+        if args.neighbours < 0:
+            raise UsageError("--neighbours must be 0 (off) or a positive number of databases")
+        kwargs["neighbours"] = args.neighbours
+    if getattr(args, "seed", None) is not None:
+        kwargs["seed"] = args.seed
     return EvalOptions(**kwargs)
+
+
+def remember_neighbours(args: argparse.Namespace, workspace: Path) -> None:
+    """Without --neighbours, keep the K and seed the workspace was last evaluated with (else ex_ts is lost)."""
+    from sqltriage.core.evaluate import NEIGHBOURS_META
+    from sqltriage.core.workspace import Workspace
+
+    if getattr(args, "neighbours", None) is not None or not workspace.is_file():
+        return
+    try:
+        with Workspace.open(workspace, create=False) as ws:
+            stored = ws.get_meta(NEIGHBOURS_META)
+    except Exception:  # a workspace that cannot be read is reported where it is opened for real
+        return
+    if stored and ":" in stored:
+        k, seed = stored.split(":", 1)
+        if k.isdigit() and int(k) > 0:
+            args.neighbours = int(k)
+            if getattr(args, "seed", None) is None and seed.lstrip("-").isdigit():
+                args.seed = int(seed)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,8 +74,9 @@ def run(args: argparse.Namespace) -> int:
     inputs = load_inputs(args)
     if not inputs.predictions:
         raise UsageError("eval needs at least one --pred NAME=FILE")
-    options = options_from(args)
     path = Path(args.workspace) if args.workspace else default_workspace(inputs.dataset)
+    remember_neighbours(args, path)
+    options = options_from(args)
     err = make_console(stderr=True)
     err.print(f"workspace: {path}")
     with Workspace.open(path) as ws:
@@ -65,6 +102,16 @@ def run(args: argparse.Namespace) -> int:
         f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
         f"in {summary.elapsed:.1f} s; question features: {summary.features}"
     )
+    if options.neighbours > 0:
+        err.print(
+            f"ex_ts on {options.neighbours} neighbour databases per database (seed {options.seed}); "
+            "--neighbours 0 turns it off"
+        )
+    else:
+        err.print(
+            "[dim]ex_ts is off: add --neighbours 10 to also score each EX pass on 10 generated neighbour "
+            "databases (catches EX false positives; see docs/testsuite.md)[/]"
+        )
     report["workspace"] = str(path)
     report["ex_mode"] = "spider"
     report["run"] = {
@@ -73,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         "stale_models": summary.stale_models,
         "features": summary.features,
         "elapsed": round(summary.elapsed, 3),
+        "neighbours": options.neighbours,
+        "seed": options.seed,
     }
     if args.json:
         json.dump(report, sys.stdout, indent=2)

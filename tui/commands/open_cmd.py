@@ -1,4 +1,4 @@
-"""`sqltriage open` (and bare `sqltriage`): the app on a dataset, or on the bundled sample."""
+"""`sqltriage open` (and bare `sqltriage`): the app on a dataset, on a workspace alone, or on the sample."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import argparse
 import os
 from pathlib import Path
 
+from sqltriage.core.errors import UsageError
+from sqltriage.core.model import Dataset
 from sqltriage.core.taxonomy import load_taxonomy
-from sqltriage.tui.config import load_config
-from sqltriage.tui.inputs import default_workspace, load_inputs
+from sqltriage.tui.config import config_path, load_config
+from sqltriage.tui.inputs import Inputs, default_workspace, load_inputs
 
 
 def data_home() -> Path:
@@ -28,21 +30,65 @@ def sample_args(args: argparse.Namespace) -> argparse.Namespace:
     return out
 
 
+def workspace_inputs(workspace: Path, args: argparse.Namespace) -> tuple[Inputs, str]:
+    """A workspace opened alone: the dataset it was evaluated on (from its own record), no new model.
+
+    When that dataset is gone the stored evaluations are still browsable; only what needs the
+    databases (live results, schemas) is off, and the returned note says so.
+    """
+    from sqltriage.core.datasets import load_dataset
+    from sqltriage.core.errors import SqlTriageError
+    from sqltriage.core.workspace import Workspace
+
+    if not workspace.exists():
+        raise UsageError(
+            "workspace does not exist",
+            where=str(workspace),
+            hint="give the DATASET and --pred NAME=FILE to evaluate into it, or the path of an existing one",
+        )
+    with Workspace.open(workspace, create=False) as ws:
+        name = ws.get_meta("dataset_name") or workspace.stem
+        where = ws.get_meta("dataset_path")
+        fmt = ws.get_meta("dataset_format") or "auto"
+    if where:
+        try:
+            dataset = load_dataset(where, fmt=fmt, db_dir=getattr(args, "db_dir", None))
+            return Inputs(dataset, ()), ""
+        except SqlTriageError as exc:
+            note = f"dataset {where} could not be loaded ({exc.what}): live results are off"
+    else:
+        note = "the workspace records no dataset: live results are off"
+    empty = Dataset(name, Path(where or workspace), fmt, (), {}, {})
+    return Inputs(empty, ()), note
+
+
 def run(args: argparse.Namespace) -> int:
     from sqltriage.tui.app import create_app
-    from sqltriage.tui.commands.eval_cmd import options_from
+    from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
 
-    sample = not args.dataset
-    if sample:
-        args = sample_args(args)
-    inputs = load_inputs(args)
-    if getattr(args, "workspace", None):
-        workspace = Path(args.workspace)
-    elif sample:
-        workspace = data_home() / "sample.sqltriage.db"
+    workspace_given = getattr(args, "workspace", None)
+    note = ""
+    if not args.dataset and workspace_given:
+        if args.pred:
+            raise UsageError(
+                "--pred needs the DATASET its predictions answer",
+                hint="sqltriage open DATASET --pred NAME=FILE --workspace FILE",
+            )
+        workspace = Path(workspace_given)
+        inputs, note = workspace_inputs(workspace, args)
     else:
-        workspace = default_workspace(inputs.dataset)
+        sample = not args.dataset
+        if sample:
+            args = sample_args(args)
+        inputs = load_inputs(args)
+        if workspace_given:
+            workspace = Path(workspace_given)
+        elif sample:
+            workspace = data_home() / "sample.sqltriage.db"
+        else:
+            workspace = default_workspace(inputs.dataset)
     workspace.parent.mkdir(parents=True, exist_ok=True)
+    remember_neighbours(args, workspace)
     config = load_config()
     app = create_app(
         workspace,
@@ -53,6 +99,10 @@ def run(args: argparse.Namespace) -> int:
         ex_mode=config.default_ex_mode,
         taxonomy=load_taxonomy(config.taxonomy),
         theme=config.theme,
+        config_file=config_path(),
+        facets_open=config.facets_open,
+        facets_closed=config.facets_closed,
+        open_note=note,
     )
     app.run()
     return 1 if app.load_error else 0

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 import polars as pl
 import pyarrow as pa
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -40,6 +40,9 @@ from sqltriage.tui.widgets.examples_table import SORT_COLUMNS, ExamplesTable, di
 from sqltriage.tui.widgets.facet_panel import FacetPanel
 
 RowKey = tuple[int, str]  # (example index, model)
+DETAIL_STEP = 3  # rows the detail pane grows or shrinks per key
+MIN_DETAIL = 6  # the detail pane keeps its tabs and a few lines
+MIN_TABLE = 4  # the table keeps its header and a few rows
 
 
 def _freeze_long_lived() -> None:
@@ -105,6 +108,14 @@ class Saved(Message):
         self.change, self.undo, self.error = change, undo, error
 
 
+class UndoFound(Message):
+    """The change an undo would revert (None: nothing to undo, or the error reading the logs)."""
+
+    def __init__(self, change: Change | None, error: str = "") -> None:
+        super().__init__()
+        self.change, self.error = change, error
+
+
 class Exported(Message):
     def __init__(self, path: Path, rows: int, error: str = "") -> None:
         super().__init__()
@@ -132,6 +143,9 @@ class BrowseScreen(Screen):
         Binding("s", "sort", "Sort", id="browse.sort"),
         Binding("S", "reverse_sort", "Reverse sort", show=False, id="browse.reverse_sort"),
         Binding("c", "clear_filters", "Clear filters", id="browse.clear"),
+        Binding("z", "toggle_maximize", "Maximise/restore detail", id="browse.maximize"),
+        Binding("plus,equals_sign", "grow_detail", "Detail taller", show=False, id="browse.grow_detail"),
+        Binding("minus", "shrink_detail", "Detail shorter", show=False, id="browse.shrink_detail"),
         Binding("1", "show_tab('sql')", "SQL tab", show=False, id="browse.tab_sql"),
         Binding("2", "show_tab('breakdown')", "Breakdown tab", show=False, id="browse.tab_breakdown"),
         Binding("3", "show_tab('results')", "Results tab", show=False, id="browse.tab_results"),
@@ -171,8 +185,11 @@ class BrowseScreen(Screen):
     # --- layout -----------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        opened, closed = getattr(self.app, "facet_sections", ((), ()))
         with Horizontal():
-            yield FacetPanel(id="facets")
+            with Vertical(id="sidebar"):
+                yield Input(placeholder="/ filter facet values", id="facet-filter")
+                yield FacetPanel(opened=opened, closed=closed, id="facets")
             with Vertical(id="main"):
                 yield Input(placeholder="/ search question and SQL", id="search")
                 yield Static("", id="status")
@@ -284,6 +301,32 @@ class BrowseScreen(Screen):
         self.filters = self.filters.cleared(message.facet)
         self.refilter()
 
+    @on(FacetPanel.SectionsChanged)
+    def _remember_sections(self, message: FacetPanel.SectionsChanged) -> None:
+        """Keep the sidebar's open/closed sections in the config, so the next launch looks the same."""
+        path = getattr(self.app, "config_file", None)
+        self.app.facet_sections = (tuple(message.opened), tuple(message.closed))  # type: ignore[attr-defined]
+        if path is None:
+            return
+        from sqltriage.tui.config import save_facet_sections
+
+        try:
+            save_facet_sections(path, message.opened, message.closed)
+        except OSError as exc:
+            self.notify(f"could not remember the sidebar in {path}: {exc.strerror}", severity="warning")
+
+    @on(FacetPanel.FilterWanted)
+    def _focus_facet_filter(self) -> None:
+        self.query_one("#facet-filter", Input).focus()
+
+    @on(Input.Changed, "#facet-filter")
+    def _facet_filter_changed(self, event: Input.Changed) -> None:
+        self.query_one(FacetPanel).set_filter(event.value)
+
+    @on(Input.Submitted, "#facet-filter")
+    def _facet_filter_done(self) -> None:
+        self.query_one(FacetPanel).focus()
+
     @on(Input.Changed, "#search")
     def _search_changed(self, event: Input.Changed) -> None:
         self.filters = self.filters.with_search(event.value)
@@ -352,7 +395,7 @@ class BrowseScreen(Screen):
     def _detail_worker(self, key: RowKey, row: dict[str, Any]) -> None:
         from sqltriage.core.sql.diff import sql_diff
         from sqltriage.core.sql.partial_match import partial_match
-        from sqltriage.core.suggest import suggest_causes
+        from sqltriage.core.suggest import stored_suggestions, suggest_causes
         from sqltriage.tui.widgets.detail_render import render_breakdown, render_question, render_sql_diff
 
         schema = self.sources.schemas.get(row["db_id"])
@@ -367,7 +410,16 @@ class BrowseScreen(Screen):
         breakdown = partial_match(gold, pred, schema)
         tabs["breakdown"] = render_breakdown(breakdown)
         tabs["question"] = render_question(row, self.sources.databases.get(row["db_id"]))
-        found = suggest_causes(breakdown, ex=row.get("ex"), va=row.get("va"), error=row.get("error"))
+        found = stored_suggestions(row.get("suggested_why"))
+        if found is None:  # a workspace evaluated before suggestions were stored: from the parses alone
+            found = suggest_causes(
+                gold,
+                pred,
+                schema=schema,
+                evidence=row.get("evidence"),
+                ex=row.get("ex"),
+                error=row.get("error"),
+            )
         self.post_message(DetailReady(key, tabs, found))
 
     def on_detail_ready(self, message: DetailReady) -> None:
@@ -400,16 +452,20 @@ class BrowseScreen(Screen):
             self._placeholder.stop()
         # most queries answer within a frame or two: say "running" only if this one does not
         self._placeholder = self.set_timer(0.1, partial(self._show_running, key))
-        self._live_worker(key, row["db_id"], row.get("gold_sql") or "", pred_sql)
+        self._live_worker(key, row["db_id"], row.get("gold_sql") or "", pred_sql, row.get("ts_witness"))
 
     def _show_running(self, key: RowKey) -> None:
         if self._live_key == key:
             self.query_one(DetailPane).set_tab("results", Text("running both queries…", style="dim"))
 
     @work(thread=True, exclusive=True, group="live")
-    def _live_worker(self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str) -> None:
-        from sqltriage.core.execution import run_pair
+    def _live_worker(
+        self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str, witness: str | None = None
+    ) -> None:
+        from sqltriage.core.execution import execute, run_pair
+        from sqltriage.core.gold_audit import audit_gold
         from sqltriage.tui.widgets.detail_render import render_results
+        from sqltriage.tui.widgets.witness_render import render_witness, witness_path
 
         db_path = self.sources.databases.get(db_id)
         if db_path is None:
@@ -419,9 +475,22 @@ class BrowseScreen(Screen):
         run = run_pair(
             db_path, gold_sql, pred_sql, timeout=self.sources.timeout, max_rows=self.sources.max_rows
         )
+        audit = audit_gold(
+            gold_sql,
+            run.gold,
+            lambda q: execute(db_path, q, timeout=self.sources.timeout, max_rows=self.sources.max_rows),
+        )
         if get_current_worker().is_cancelled:
             return
-        self.post_message(LiveResult(key, render_results(run), dict(run.outcomes)))
+        shown: RenderableType = render_results(run, tie=audit.tie)
+        if (nb := witness_path(witness)) is not None:  # an EX pass a neighbour refuted: show it there too
+            on_nb = None
+            if nb.is_file():
+                on_nb = run_pair(
+                    nb, gold_sql, pred_sql, timeout=self.sources.timeout, max_rows=self.sources.max_rows
+                )
+            shown = Group(shown, Text(""), render_witness(nb, on_nb))
+        self.post_message(LiveResult(key, shown, dict(run.outcomes)))
 
     def on_live_result(self, message: LiveResult) -> None:
         if message.key != self.current or message.key != self._live_key:
@@ -449,10 +518,50 @@ class BrowseScreen(Screen):
         self.query_one(ExamplesTable).focus()
 
     def action_open_detail(self) -> None:
-        self.query_one(DetailPane).focus()
+        self.query_one(DetailPane).focus_body()
 
     def action_back(self) -> None:
+        facet_filter = self.query_one("#facet-filter", Input)
+        if facet_filter.has_focus and facet_filter.value:
+            facet_filter.value = ""  # first escape clears the facet filter, the next leaves it
+            return
+        if self.maximized is not None:
+            self.action_toggle_maximize()
+            return
         self.query_one(ExamplesTable).focus()
+
+    # --- the detail pane: maximise, restore, resize -------------------------------------------------
+
+    def action_toggle_maximize(self) -> None:
+        """The detail pane over the whole screen, or back in its place (the key that did it undoes it)."""
+        detail = self.query_one(DetailPane)
+        if self.maximized is detail:
+            self.minimize()
+            self.query_one(ExamplesTable).focus()
+        else:
+            self.maximize(detail, container=False)
+            detail.focus_body()
+
+    def action_grow_detail(self) -> None:
+        self.resize_detail(self.detail_lines() + DETAIL_STEP)
+
+    def action_shrink_detail(self) -> None:
+        self.resize_detail(self.detail_lines() - DETAIL_STEP)
+
+    def detail_lines(self) -> int:
+        return self.query_one(DetailPane).outer_size.height
+
+    def resize_detail(self, lines: int) -> None:
+        """Give the detail pane `lines` rows (kept between a few rows for it and for the table)."""
+        main = self.query_one("#main").size.height
+        fixed = sum(self.query_one(sel).outer_size.height for sel in ("#search", "#status"))
+        lines = max(MIN_DETAIL, min(lines, main - fixed - MIN_TABLE))
+        self.query_one(DetailPane).styles.height = lines
+
+    @on(DetailPane.DragSplit)
+    def _drag_split(self, message: DetailPane.DragSplit) -> None:
+        main = self.query_one("#main").region
+        self.resize_detail(main.bottom - message.screen_y)
 
     def action_show_tab(self, key: str) -> None:
         self.query_one(DetailPane).active = f"tab-{key}"
@@ -646,11 +755,39 @@ class BrowseScreen(Screen):
         self.app.push_screen(NoteEditor(f"note on #{key[0]} · {key[1]}", row.get("note") or ""), edited)
 
     def action_undo(self) -> None:
-        stack: list[Change] = self.app.undo_stack  # type: ignore[attr-defined]
-        if not stack:
-            self.notify("nothing to undo")
+        """Undo the newest change still in force, from the workspace's logs (so from any session).
+
+        What it would undo is read in a worker and shown for confirmation before anything is written.
+        """
+        self._undo_lookup_worker()
+
+    @work(thread=True, group="save")
+    def _undo_lookup_worker(self) -> None:
+        from sqltriage.core import history
+
+        try:
+            change = history.last_change(self.app.workspace)  # type: ignore[attr-defined]
+        except Exception as exc:
+            self.post_message(UndoFound(None, error=str(exc)))
             return
-        self.save("undo", [], "", undo_of=stack.pop())
+        self.post_message(UndoFound(change))
+
+    def on_undo_found(self, message: UndoFound) -> None:
+        from sqltriage.core.history import describe
+
+        change = message.change
+        if change is None:
+            self.notify(
+                message.error or "nothing to undo: the workspace has no change in force",
+                severity="warning" if message.error else "information",
+            )
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.save("undo", [], "", undo_of=change)
+
+        self.app.push_screen(Confirm(f"Undo: {describe(change)}?"), confirmed)
 
     def save(self, kind: str, pairs: list[RowKey], value: str, *, undo_of: Change | None = None) -> None:
         """Write one change in a worker; the screen shows it once `Saved` says it committed."""
@@ -667,7 +804,9 @@ class BrowseScreen(Screen):
         with self.app.write_turns.turn(turn):  # type: ignore[attr-defined]  # changes commit in the order made
             try:
                 if undo_of is not None:
-                    change = triage.undo(ws, undo_of)
+                    from sqltriage.core import history
+
+                    change = history.undo(ws, undo_of)
                 elif kind == "tag":
                     change = triage.add_tag(ws, pairs, value)
                 elif kind == "untag":
@@ -690,8 +829,6 @@ class BrowseScreen(Screen):
             )
         else:
             self.frame = facets.with_note(self.frame, change.notes_after)
-        if not message.undo and change.pairs:
-            self.app.undo_stack.append(change)  # type: ignore[attr-defined]
         text = ("undone: " if message.undo else "saved: ") + change.describe()
         self.saved_log.append(text)
         self.notify(text)

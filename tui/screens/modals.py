@@ -83,11 +83,11 @@ class TagPicker(ModalScreen[str | None]):
                         self._cause_prompt(exact.key, exact.tag, exact.description), id=f"k{_SEP}{exact.tag}"
                     )
                 )
-            for s in self.suggestions:
+            for rank, s in enumerate(self.suggestions, 1):
                 if all(w in f"{s.tag} {s.reason}".lower() for w in words):
-                    prompt = Text("★ suggested  ", style="bold")
+                    prompt = Text(f"★ {rank}. suggested  ", style="bold")
                     prompt.append(s.tag, style="bold")
-                    prompt.append(f"  {s.reason}", style="dim")
+                    prompt.append(f"  {s.confidence:.0%}  {s.reason}", style="dim")
                     opts.append(Option(prompt, id=f"s{_SEP}{s.tag}"))
             for c in self.taxonomy.search(text):
                 opts.append(Option(self._cause_prompt(c.key, c.tag, c.description), id=f"c{_SEP}{c.tag}"))

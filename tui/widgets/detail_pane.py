@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.console import RenderableType
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane, TextArea
 
 from sqltriage.tui.widgets.plain import plain_text
@@ -23,7 +24,19 @@ TABS: tuple[tuple[str, str], ...] = (
 
 
 class DetailPane(Vertical):
-    """Tabs whose content is set by the screen's message handlers; it keeps what it shows for `text()`."""
+    """Tabs whose content is set by the screen's message handlers; it keeps what it shows for `text()`.
+
+    Its top border is the split with the table: dragging it with the mouse resizes the pane.
+    """
+
+    ALLOW_MAXIMIZE = True
+
+    class DragSplit(Message):
+        """The split was dragged to this screen row."""
+
+        def __init__(self, screen_y: int) -> None:
+            super().__init__()
+            self.screen_y = screen_y
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "run_edited", "Run edited SQL", id="detail.run"),
@@ -34,6 +47,7 @@ class DetailPane(Vertical):
         super().__init__(id=id)
         self.shown: dict[str, RenderableType] = {}
         self._stale: set[str] = set()  # tabs whose content changed while hidden
+        self._dragging = False
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="detail-tabs", initial="tab-sql"):
@@ -82,6 +96,28 @@ class DetailPane(Vertical):
     @property
     def editor(self) -> TextArea:
         return self.query_one("#pred-editor", TextArea)
+
+    def focus_body(self) -> None:
+        """Focus the shown tab's scrolling body, so arrows and page keys scroll what is read."""
+        pane = self.tabs.active_pane
+        if pane is not None:
+            pane.query_one(VerticalScroll).focus()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        if event.y == 0 and self.screen.maximized is None:  # the top border: start dragging the split
+            self._dragging = True
+            self.capture_mouse()
+            event.stop()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        if self._dragging:
+            self.post_message(self.DragSplit(event.screen_y))
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        if self._dragging:
+            self._dragging = False
+            self.release_mouse()
+            self.post_message(self.DragSplit(event.screen_y))
 
     def action_next_tab(self) -> None:
         keys = [f"tab-{k}" for k, _ in TABS]

@@ -1,16 +1,20 @@
-"""The facet sidebar: every facet's values with live counts, toggled from the keyboard.
+"""The facet sidebar: every facet a collapsible section of its top values with live counts.
 
-One option list holds all facets (headers are disabled options), so arrows walk through everything and
-enter or space toggles the highlighted value. The panel only reports toggles; the screen owns the state.
+One option list holds all facets, so arrows walk through everything: enter or space on a header opens
+or closes its section, on a value toggles it, on "more…" lists the section's remaining values. Chosen
+values are pinned on top of their section (and stay visible when it is closed). A filter text narrows
+every section to the values containing it. Facets and their order come from `core.facets.FACETS`, so a
+facet added there appears here unchanged. The panel only reports; the screen owns filters and config.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import OptionList
@@ -19,14 +23,27 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 from sqltriage.core.facets import FACETS
 
 _SEP = "\x1f"
+_MORE = "\x1emore"
+_FEWER = "\x1efewer"
+TOP = 8  # values a section shows before "more…"
+FILTER_CAP = 50  # matches a section lists while filtering before "more…"
+OPEN_BY_DEFAULT = frozenset({"outcome", "hardness", "reasoning", "tag"})
+
+
+def open_by_default(facet: str, n_values: int) -> bool:
+    """A section starts open when it is one of the small, always-useful facets or has few values."""
+    return facet in OPEN_BY_DEFAULT or n_values <= TOP
 
 
 class FacetPanel(OptionList):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "select", "Toggle value", id="facets.toggle"),
+        Binding("space", "select", "Toggle value / open section", id="facets.toggle"),
         Binding("j", "cursor_down", "Down", show=False, id="facets.down"),
         Binding("k", "cursor_up", "Up", show=False, id="facets.up"),
         Binding("x", "clear_facet", "Clear facet", id="facets.clear"),
+        Binding("left,h", "close_section", "Close section", show=False, id="facets.close"),
+        Binding("right", "open_section", "Open section", show=False, id="facets.open"),
+        Binding("slash", "filter_values", "Filter values", id="facets.filter"),
     ]
 
     class Toggled(Message):
@@ -40,10 +57,70 @@ class FacetPanel(OptionList):
             super().__init__()
             self.facet = facet
 
-    def __init__(self, *, id: str | None = None) -> None:
+    class SectionsChanged(Message):
+        """The user opened or closed a section: the screen remembers it in the config."""
+
+        def __init__(self, opened: frozenset[str], closed: frozenset[str]) -> None:
+            super().__init__()
+            self.opened, self.closed = opened, closed
+
+    class FilterWanted(Message):
+        """`/` in the sidebar: the screen focuses the sidebar's filter box."""
+
+    def __init__(
+        self,
+        *,
+        opened: Iterable[str] = (),
+        closed: Iterable[str] = (),
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.counts: dict[str, list[tuple[str, int]]] = {}
         self.selected: dict[str, frozenset[str]] = {}
+        self.opened: set[str] = set(opened)  # the user's explicit choices (from the config)
+        self.closed: set[str] = set(closed) - self.opened
+        self.showing_all: set[str] = set()  # sections whose "more…" was chosen (this session)
+        self.filter_text = ""
+        self._width = 0
+
+    # --- state ------------------------------------------------------------------------------------
+
+    def is_open(self, facet: str) -> bool:
+        if facet in self.opened:
+            return True
+        if facet in self.closed:
+            return False
+        return open_by_default(facet, len(self.counts.get(facet, [])))
+
+    def set_open(self, facet: str, is_open: bool) -> None:
+        if is_open == self.is_open(facet):
+            return
+        (self.opened if is_open else self.closed).add(facet)
+        (self.closed if is_open else self.opened).discard(facet)
+        if not is_open:
+            self.showing_all.discard(facet)
+        self.post_message(self.SectionsChanged(frozenset(self.opened), frozenset(self.closed)))
+        self._render_options(keep=f"{facet}{_SEP}")
+
+    def set_filter(self, text: str) -> None:
+        """Show only the values containing `text` (case-insensitive), in every section."""
+        if text != self.filter_text:
+            self.filter_text = text
+            self._render_options(keep=None)
+            if self.option_count:
+                self.highlighted = self._first_value_index()
+
+    def visible_values(self, facet: str) -> list[str]:
+        """The values a user sees listed under `facet` now, in screen order."""
+        return [
+            (o.id or "").partition(_SEP)[2]
+            for o in self.options
+            if (o.id or "").startswith(f"{facet}{_SEP}")
+            and (o.id or "").partition(_SEP)[2]
+            and not (o.id or "").partition(_SEP)[2].startswith("\x1e")
+        ]
+
+    # --- drawing ----------------------------------------------------------------------------------
 
     def show(
         self, counts: Mapping[str, list[tuple[str, int]]], selected: Mapping[str, frozenset[str]]
@@ -52,36 +129,114 @@ class FacetPanel(OptionList):
         self.counts = dict(counts)
         self.selected = dict(selected)
         keep = self.highlighted_option.id if self.highlighted_option is not None else None
+        self._render_options(keep)
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.scrollable_content_region.width
+        if width != self._width and self.counts:
+            keep = self.highlighted_option.id if self.highlighted_option is not None else None
+            self._render_options(keep)
+
+    def _line_width(self) -> int:
+        self._width = self.scrollable_content_region.width
+        return max(self._width - 1, 16)  # one column spare for the scrollbar
+
+    def _render_options(self, keep: str | None) -> None:
+        width = self._line_width()
+        needle = self.filter_text.strip().lower()
         options: list[Option] = []
         for facet, label in FACETS:
             values = self.counts.get(facet, [])
             chosen = self.selected.get(facet, frozenset())
-            title = Text(f"{label}", style="bold reverse")
-            if chosen:
-                title.append(f"  ({len(chosen)} chosen)", style="bold")
-            options.append(Option(title, id=f"{facet}{_SEP}", disabled=True))
-            for value, n in values:
-                on = value in chosen
-                prompt = Text("● " if on else "○ ", style="bold" if on else "dim")
-                prompt.append(value, style="bold underline" if on else "" if n else "dim")
-                prompt.append(f"  {n}", style="bold" if n else "dim")
-                options.append(Option(prompt, id=f"{facet}{_SEP}{value}"))
-        self.clear_options()
-        self.add_options(options)
+            pinned = [(v, n) for v, n in values if v in chosen]
+            rest = [(v, n) for v, n in values if v not in chosen]
+            rest.sort(key=lambda p: p[1] == 0)  # values with rows first, order otherwise kept
+            if needle:
+                rest = [(v, n) for v, n in rest if needle in v.lower()]
+                is_open, limit = True, FILTER_CAP
+            else:
+                is_open, limit = self.is_open(facet), TOP
+            options.append(self._header(facet, label, len(values), len(chosen), is_open, len(rest), width))
+            options += [self._value(facet, v, n, True, width) for v, n in pinned]
+            if not is_open:
+                continue
+            every = facet in self.showing_all
+            listed = rest if every else rest[:limit]
+            options += [self._value(facet, v, n, False, width) for v, n in listed]
+            if len(rest) > limit:
+                if every:
+                    options.append(Option(Text("  fewer", style="italic dim"), id=f"{facet}{_SEP}{_FEWER}"))
+                else:
+                    more = Text(f"  more… ({len(rest) - limit} more)", style="italic")
+                    options.append(Option(more, id=f"{facet}{_SEP}{_MORE}"))
+        self.set_options(options)
         if keep is not None:
             with suppress(OptionDoesNotExist):  # the value vanished: leave the highlight where it is
                 self.highlighted = self.get_option_index(keep)
 
-    def visible_values(self, facet: str) -> list[tuple[str, int]]:
-        return list(self.counts.get(facet, []))
+    @staticmethod
+    def _header(
+        facet: str, label: str, n_values: int, n_chosen: int, is_open: bool, n_matching: int, width: int
+    ) -> Option:
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append(f"{'▾' if is_open else '▸'} {label}", style="bold")
+        title.append(f"  {n_values}", style="dim")
+        if n_chosen:
+            title.append(f"  · {n_chosen} chosen", style="bold")
+        title.truncate(width, overflow="ellipsis")
+        return Option(title, id=f"{facet}{_SEP}")
+
+    @staticmethod
+    def _value(facet: str, value: str, n: int, on: bool, width: int) -> Option:
+        count = f" {n}"
+        room = max(width - 2 - len(count), 4)
+        name = value if len(value) <= room else value[: room - 1] + "…"
+        prompt = Text("● " if on else "○ ", style="bold" if on else "dim", no_wrap=True)
+        prompt.append(name, style="bold underline" if on else "" if n else "dim")
+        prompt.append(" " * (room - len(name)))
+        prompt.append(count, style="bold" if n else "dim")
+        return Option(prompt, id=f"{facet}{_SEP}{value}")
+
+    def _first_value_index(self) -> int:
+        for i, option in enumerate(self.options):
+            if (option.id or "").partition(_SEP)[2]:
+                return i
+        return 0
+
+    # --- keys -------------------------------------------------------------------------------------
+
+    def _highlighted_facet(self) -> str | None:
+        option = self.highlighted_option
+        return option.id.partition(_SEP)[0] if option is not None and option.id else None
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         facet, _, value = (event.option.id or "").partition(_SEP)
-        if value:
+        if not value:
+            self.set_open(facet, not self.is_open(facet))
+        elif value == _MORE:
+            self.showing_all.add(facet)
+            self._render_options(keep=event.option.id)
+        elif value == _FEWER:
+            self.showing_all.discard(facet)
+            self._render_options(keep=f"{facet}{_SEP}{_MORE}")
+        else:
             self.post_message(self.Toggled(facet, value))
 
     def action_clear_facet(self) -> None:
-        option = self.highlighted_option
-        if option is not None and option.id:
-            self.post_message(self.ClearFacet(option.id.partition(_SEP)[0]))
+        facet = self._highlighted_facet()
+        if facet is not None:
+            self.post_message(self.ClearFacet(facet))
+
+    def action_close_section(self) -> None:
+        facet = self._highlighted_facet()
+        if facet is not None:
+            self.set_open(facet, False)
+
+    def action_open_section(self) -> None:
+        facet = self._highlighted_facet()
+        if facet is not None:
+            self.set_open(facet, True)
+
+    def action_filter_values(self) -> None:
+        self.post_message(self.FilterWanted())

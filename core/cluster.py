@@ -1,0 +1,255 @@
+"""Evaluation chunks on a Dask cluster, behind the same executor interface as the local process pool.
+
+Dask (`distributed`) is an optional extra: this module imports it only when a cluster is asked for, and
+says how to install it when it is missing. Dask's workers have no per-executor initialiser, so the
+initialiser and its arguments are scattered once per run, and each task runs the initialiser the first
+time its worker process meets that run. Results come back to the client, which writes them as it does
+for the local pool. Workers must see the databases at the client's paths (a shared filesystem): that is
+checked on every worker before any chunk is submitted.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from sqltriage.core.errors import SqlTriageError, UsageError
+from sqltriage.core.model import Dataset
+
+INSTALL_HINT = 'pip install "sqltriage[cluster]"'
+LOCAL_PREFIX = "local:"
+CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
+WORKER_WAIT = 60.0  # seconds to wait for the first worker to join
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx)://)?[^\s/:]+:\d{1,5}$")
+
+
+class ClusterError(SqlTriageError):
+    """The cluster cannot run this evaluation (unreachable, no workers, databases not shared, ...)."""
+
+
+def parse_cluster_address(text: str) -> str:
+    """`local:N` (N ≥ 1) or a scheduler address such as `tcp://host:8786`; a clear UsageError otherwise."""
+    text = text.strip()
+    if text.startswith(LOCAL_PREFIX):
+        count = text[len(LOCAL_PREFIX) :]
+        if not count.isdigit() or int(count) < 1:
+            raise UsageError(
+                f"--cluster {text}: local:N needs a number of worker processes N ≥ 1", hint="e.g. local:2"
+            )
+        return text
+    if not _ADDRESS.match(text):
+        raise UsageError(
+            f"--cluster {text}: not a Dask scheduler address",
+            hint="give tcp://HOST:PORT (what `dask scheduler` prints) or local:N for N local worker processes",
+        )
+    return text
+
+
+def require_distributed() -> None:
+    """Fail with how to get Dask when it is not installed (it is an optional extra)."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError as exc:
+        raise UsageError(
+            f"--cluster needs Dask's `distributed` package, which is not installed ({exc})",
+            hint=f"install the cluster extra: {INSTALL_HINT}",
+        ) from None
+
+
+# --- worker side ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunSetup:
+    """What every worker process needs once per run: scattered to the workers, not sent with each chunk."""
+
+    token: str
+    initializer: Callable[..., None]
+    initargs: tuple
+
+
+_run_lock = threading.Lock()  # the initialiser fills process-wide state: one run's task at a time
+_current_token: list[str] = []
+
+
+def _initialised_call(setup: RunSetup, fn: Callable[..., Any], *args: Any) -> Any:
+    """Run `fn` after this run's initialiser has run in this worker process (once per process and run)."""
+    with _run_lock:
+        if _current_token != [setup.token]:
+            setup.initializer(*setup.initargs)
+            _current_token[:] = [setup.token]
+        return fn(*args)
+
+
+def worker_view(expected: list[tuple[str, int | None]]) -> dict[str, Any]:
+    """Run on each worker: the first database it cannot use as the client does, and its versions."""
+    from sqltriage.core import __version__
+    from sqltriage.core.evaluate import METRICS_VERSION
+
+    problem = None
+    for position, (path, size) in enumerate(expected):
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            problem = (position, f"not found ({exc.strerror or type(exc).__name__})")
+            break
+        if not os.access(path, os.R_OK):
+            problem = (position, "not readable")
+            break
+        if size is not None and st.st_size != size:
+            problem = (position, f"a different file ({st.st_size} bytes; the client's has {size})")
+            break
+    return {"problem": problem, "version": __version__, "metrics": METRICS_VERSION}
+
+
+# --- client side ---------------------------------------------------------------------------------------
+
+
+class ClusterExecutor(Executor):
+    """A `concurrent.futures` executor over a Dask client, with the process pool's initialiser semantics.
+
+    Constructing it connects (or starts a LocalCluster for `local:N`), checks the workers, and scatters
+    the initialiser's arguments; `shutdown` cancels what is left and closes what it opened.
+    """
+
+    def __init__(
+        self,
+        address: str,
+        initializer: Callable[..., None],
+        initargs: tuple,
+        databases: Mapping[str, Path | None],
+    ) -> None:
+        require_distributed()
+        self.address = parse_cluster_address(address)
+        self._local: Any = None
+        self._client: Any = None
+        try:
+            self._client = self._connect()
+            check_workers(self._client, databases, self.address)
+            self._inner = self._client.get_executor(pure=False)
+            setup = RunSetup(uuid.uuid4().hex, initializer, initargs)
+            self._setup = self._client.scatter(setup, broadcast=True, hash=False)
+        except BaseException:
+            self._close()
+            raise
+
+    def _connect(self) -> Any:
+        from distributed import Client, LocalCluster
+
+        if self.address.startswith(LOCAL_PREFIX):
+            self._local = LocalCluster(
+                n_workers=int(self.address[len(LOCAL_PREFIX) :]),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            return Client(self._local)
+        try:
+            client = Client(self.address, timeout=CONNECT_TIMEOUT)
+        except OSError as exc:
+            raise ClusterError(
+                f"cannot reach the Dask scheduler at {self.address} ({exc})",
+                hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`, then retry",
+            ) from None
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT)
+        except TimeoutError:
+            client.close()
+            raise ClusterError(
+                f"no worker joined the Dask scheduler at {self.address} within {WORKER_WAIT:.0f} s",
+                hint=f"start workers with `dask worker {self.address}`",
+            ) from None
+        return client
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        if kwargs:
+            raise TypeError("ClusterExecutor.submit takes positional arguments only")
+        return self._inner.submit(_initialised_call, self._setup, fn, *args)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if self._client is None:
+            return
+        try:
+            self._inner.shutdown(wait=wait and not cancel_futures)
+            self._setup.release()
+        finally:
+            self._close()
+
+    def _close(self) -> None:
+        client, local = self._client, self._local
+        self._client = self._local = None
+        if client is not None:
+            client.close()
+        if local is not None:
+            local.close()
+
+
+def open_cluster(
+    address: str,
+    initializer: Callable[..., None],
+    initargs: tuple,
+    databases: Mapping[str, Path | None],
+) -> ClusterExecutor:
+    return ClusterExecutor(address, initializer, initargs, databases)
+
+
+def with_absolute_paths(dataset: Dataset) -> Dataset:
+    """The dataset with absolute database paths: a worker's working folder is not the client's."""
+    absolute = {db_id: Path(path).absolute() if path else None for db_id, path in dataset.databases.items()}
+    return replace(dataset, databases=absolute)
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def check_workers(client: Any, databases: Mapping[str, Path | None], address: str) -> None:
+    """Every worker sees every database at the client's path, and runs the same sqltriage: else say so."""
+    from sqltriage.core import __version__
+    from sqltriage.core.evaluate import METRICS_VERSION
+
+    expected = [(str(path), _size(Path(path))) for _, path in sorted(databases.items()) if path is not None]
+    try:
+        views = client.run(worker_view, expected, on_error="return")
+    except Exception as exc:
+        raise ClusterError(f"cannot ask the workers of {address} about the databases ({exc})") from None
+    if not views:
+        raise ClusterError(
+            f"the Dask cluster at {address} has no workers",
+            hint=f"start workers with `dask worker {address}`",
+        )
+    for worker, view in sorted(views.items()):
+        if isinstance(view, BaseException):
+            raise ClusterError(
+                f"worker {worker} cannot run sqltriage ({type(view).__name__}: {view})",
+                hint="install the same sqltriage (and its dependencies) in every worker's environment",
+            )
+        if (view["version"], view["metrics"]) != (__version__, METRICS_VERSION):
+            raise ClusterError(
+                f"worker {worker} runs sqltriage {view['version']} (metrics {view['metrics']}), "
+                f"this machine {__version__} (metrics {METRICS_VERSION})",
+                hint="install the same sqltriage version on every worker",
+            )
+    problems = sorted(
+        (view["problem"][0], worker, view["problem"][1]) for worker, view in views.items() if view["problem"]
+    )
+    if problems:
+        position, worker, what = problems[0]
+        raise ClusterError(
+            f"database {what} on worker {worker}; nothing was evaluated",
+            path=expected[position][0],
+            hint="workers must see the databases at the same path as this machine (a shared filesystem): "
+            "mount them there, or point --db-dir at a path every worker shares",
+        )

@@ -1,0 +1,516 @@
+"""What one query says, clause by clause, in a form two queries can be aligned on.
+
+The partial-match breakdown flattens a query into bags of tokens; the suggestion engine needs more: which
+clause a column comes from, WHERE conjuncts one by one, the column pairs of each join and its type, the
+functions by family, DISTINCT, ORDER BY direction, and literals with their exact case and type (SQLite's
+`=` is case-sensitive and `'1980'` is not `1980`). Names are compared lower-case and without table
+qualifiers, so `T1.name`, `singer.name` and `name` agree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from sqltriage.core.model import Schema
+from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, resolve_column_table, table_scope
+
+AGGREGATES = {exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max"}
+COMPARISON_NAMES = {
+    exp.EQ: "=",
+    exp.NEQ: "!=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.Like: "like",
+    exp.ILike: "like",
+    exp.Glob: "glob",
+    exp.In: "in",
+    exp.Between: "between",
+    exp.Is: "is",
+}
+# Function families of the taxonomy, by sqlglot node type or by the name of an unknown function.
+FAMILY_TYPES: dict[type, str] = {
+    exp.If: "conditional",
+    exp.Case: "conditional",
+    exp.Coalesce: "conditional",
+    exp.Nullif: "conditional",
+    exp.TimeToStr: "date/time",
+    exp.Date: "date/time",
+    exp.Year: "date/time",
+    exp.Month: "date/time",
+    exp.Day: "date/time",
+    exp.Substring: "string",
+    exp.StrPosition: "string",
+    exp.Length: "string",
+    exp.Upper: "string",
+    exp.Lower: "string",
+    exp.Trim: "string",
+    exp.Replace: "string",
+    exp.DPipe: "string",
+    exp.Concat: "string",
+    exp.Cast: "conversion",
+    exp.TryCast: "conversion",
+    exp.Round: "math",
+    exp.Abs: "math",
+    exp.Window: "window",
+}
+FAMILY_NAMES = {
+    "julianday": "date/time",
+    "datetime": "date/time",
+    "time": "date/time",
+    "unixepoch": "date/time",
+    "strftime": "date/time",
+    "substr": "string",
+    "instr": "string",
+    "ltrim": "string",
+    "rtrim": "string",
+    "printf": "string",
+    "format": "string",
+    "iif": "conditional",
+    "ifnull": "conditional",
+    "round": "math",
+    "floor": "math",
+    "ceil": "math",
+    "ceiling": "math",
+    "power": "math",
+    "sqrt": "math",
+}
+# Functions a SQLite database runs (core, date, math, aggregate, window), for spotting invented ones.
+SQLITE_FUNCTIONS = set(FAMILY_NAMES) | {
+    "abs", "avg", "char", "coalesce", "count", "date", "glob", "group_concat", "hex", "ifnull", "iif",
+    "length", "like", "likelihood", "lower", "max", "min", "nullif", "quote", "random", "randomblob",
+    "replace", "round", "sign", "soundex", "sum", "total", "trim", "typeof", "unicode", "upper", "zeroblob",
+    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "first_value",
+    "last_value", "nth_value", "concat", "concat_ws", "log", "ln", "exp", "mod", "pi", "trunc", "cast",
+}  # fmt: skip
+NOT_SQLITE_TYPES = {exp.Year: "YEAR", exp.Month: "MONTH", exp.Day: "DAY", exp.DateDiff: "DATEDIFF"}
+ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
+
+
+@dataclass(frozen=True, slots=True)
+class Conjunct:
+    """One condition of a WHERE or HAVING, as `column op value`."""
+
+    column: str  # bare lower-case column name, or the expression text when the left side is no column
+    op: str  # "=", "!=", "like", "in", "between", "is null", "not in", …
+    value: str  # the literal exactly as written (case kept), "(subquery)", "col:NAME", or the text
+    kind: str  # "str", "num", "subquery", "column", "null", "other"
+    clause: str  # "where" or "having"
+    text: str  # the condition as SQL, for reasons
+    functions: frozenset[str] = frozenset()  # families wrapped around the column (strftime(…) = '1991')
+
+
+@dataclass(frozen=True, slots=True)
+class SelectItem:
+    text: str  # normalised SQL without aliases or qualifiers
+    columns: frozenset[str]
+    aggregates: tuple[str, ...]
+    families: frozenset[str]
+    arithmetic: tuple[str, ...]
+    distinct: bool  # COUNT(DISTINCT …) inside
+    star: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    tables: frozenset[str]
+    pairs: frozenset[frozenset[str]]  # {{"a.x", "b.y"}}: qualified column pairs the ON compares
+    kind: str  # "inner", "left", "right", "full", "cross"
+
+
+@dataclass(slots=True)
+class QueryFacts:
+    ok: bool
+    error: str | None = None
+    select: list[SelectItem] = field(default_factory=list)  # the outermost SELECT's items
+    select_distinct: bool = False  # the outermost SELECT
+    tables: Counter[str] = field(default_factory=Counter)  # every scope
+    table_columns: dict[str, set[str]] = field(default_factory=dict)  # table → its columns used ("*": all)
+    joins: list[Join] = field(default_factory=list)
+    conjuncts: list[Conjunct] = field(default_factory=list)  # every scope; semi-join links left out
+    links: int = 0  # `x IN (SELECT y …)` / `x = (SELECT y …)` / `a.x = b.y` in WHERE: joins in disguise
+    ors: int = 0  # OR nodes in WHERE / HAVING
+    families: Counter[str] = field(default_factory=Counter)
+    aggregates: Counter[str] = field(default_factory=Counter)  # every scope, plus ORDER BY … LIMIT 1
+    distinct_anywhere: int = 0  # SELECT DISTINCT in any scope
+    count_distinct: int = 0
+    counts_condition: bool = False  # SUM(cond), SUM(IIF(…)), COUNT(CASE …): rows counted by a condition
+    order: list[tuple[str, bool]] = field(default_factory=list)  # outermost: (expression, descending)
+    group_columns: set[str] = field(default_factory=set)  # outermost GROUP BY
+    limit: str | None = None
+    group_by: int = 0  # scopes with GROUP BY
+    having: int = 0
+    set_ops: Counter[str] = field(default_factory=Counter)
+    nested: int = 0  # subqueries outside FROM
+    not_in: int = 0  # NOT IN / NOT EXISTS subqueries (the usual rewrite of EXCEPT)
+    anti_joins: int = 0  # LEFT JOIN … WHERE joined.x IS NULL: NOT IN written as a join
+    literals: list[tuple[str, str]] = field(default_factory=list)  # (as written, "str" | "num")
+    unknown_functions: list[str] = field(default_factory=list)
+    columns: set[str] = field(default_factory=set)  # every column name used anywhere
+
+
+def query_facts(query: str | ParsedQuery, schema: Schema | None = None) -> QueryFacts:
+    """Facts of one query; an unparsable one comes back with `ok` False and its error."""
+    parsed = ensure_parsed(query, schema)
+    if not parsed.ok or parsed.tree is None:
+        return QueryFacts(ok=False, error=parsed.error)
+    facts = QueryFacts(ok=True)
+    try:
+        _collect(parsed.tree, facts, schema)
+    except (RecursionError, ValueError, AttributeError, TypeError) as exc:  # an odd tree: no facts
+        return QueryFacts(ok=False, error=f"cannot be analysed ({type(exc).__name__})")
+    return facts
+
+
+def bare(col: exp.Column) -> str:
+    return col.name.lower()
+
+
+def norm_sql(node: exp.Expression) -> str:
+    """Text of an expression with aliases and qualifiers dropped and names lower-cased."""
+    copy = node.copy()
+    if isinstance(copy, exp.Alias):
+        copy = copy.this
+    for col in copy.find_all(exp.Column):
+        col.set("table", None)
+        col.set("db", None)
+    for alias in list(copy.find_all(exp.Alias)):
+        alias.replace(alias.this)
+    for ident in copy.find_all(exp.Identifier):
+        ident.set("quoted", False)  # `School`, "School" and School name one column
+    text = copy.sql(dialect="sqlite", normalize=True, identify=False)
+    return text.lower()
+
+
+def _family(node: exp.Expression) -> str | None:
+    for cls, fam in FAMILY_TYPES.items():
+        if isinstance(node, cls):
+            return fam
+    if isinstance(node, exp.Anonymous):
+        return FAMILY_NAMES.get(str(node.name).lower())
+    return None
+
+
+def _outermost_select(tree: exp.Expression) -> exp.Select | None:
+    node = tree
+    while isinstance(node, exp.SetOperation):
+        node = node.this
+    if isinstance(node, exp.Subquery):
+        node = node.this
+    return node if isinstance(node, exp.Select) else None
+
+
+def _select_item(node: exp.Expression) -> SelectItem:
+    inner = node.this if isinstance(node, exp.Alias) else node
+    aggs = tuple(AGGREGATES[type(n)] for n in inner.walk() if type(n) in AGGREGATES)
+    fams = frozenset(f for n in inner.walk() if (f := _family(n)))
+    arith = tuple(ARITHMETIC[type(n)] for n in inner.walk() if type(n) in ARITHMETIC)
+    cols = frozenset(bare(c) for c in inner.find_all(exp.Column) if not isinstance(c.this, exp.Star))
+    star = isinstance(inner, exp.Star) or (isinstance(inner, exp.Column) and isinstance(inner.this, exp.Star))
+    distinct = any(isinstance(n, exp.Distinct) for n in inner.walk())
+    text = norm_sql(inner)
+    if isinstance(inner, exp.Count) and not distinct:
+        text = "count(*)"  # COUNT(*) and COUNT(id) agree on the rows gold counts
+    return SelectItem(text, cols, aggs, fams, arith, distinct, star)
+
+
+def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> None:
+    top = _outermost_select(tree)
+    if top is not None:
+        facts.select = [_select_item(e) for e in top.expressions]
+        facts.select_distinct = bool(top.args.get("distinct"))
+        order = top.args.get("order")
+        if order is not None:
+            facts.order = [(norm_sql(o.this), bool(o.args.get("desc"))) for o in order.expressions]
+        limit = top.args.get("limit")
+        if limit is not None and limit.expression is not None:
+            facts.limit = limit.expression.sql()
+        group = top.args.get("group")
+        if group is not None:
+            facts.group_columns = {bare(c) for e in group.expressions for c in e.find_all(exp.Column)}
+    for node in tree.walk():
+        if isinstance(node, exp.Union):
+            facts.set_ops["union"] += 1
+        elif isinstance(node, exp.Intersect):
+            facts.set_ops["intersect"] += 1
+        elif isinstance(node, exp.Except):
+            facts.set_ops["except"] += 1
+        elif type(node) in AGGREGATES:
+            facts.aggregates[AGGREGATES[type(node)]] += 1
+            if isinstance(node.this, exp.Distinct):
+                facts.count_distinct += 1
+            if isinstance(node.this, (exp.Predicate, exp.If, exp.Case)):
+                facts.counts_condition = True
+        elif isinstance(node, exp.Literal):
+            facts.literals.append((node.this, "str" if node.is_string else "num"))
+        elif isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
+            facts.columns.add(bare(node))
+        if (fam := _family(node)) is not None:
+            facts.families[fam] += 1
+        if type(node) in NOT_SQLITE_TYPES:
+            facts.unknown_functions.append(NOT_SQLITE_TYPES[type(node)])
+        elif isinstance(node, exp.Anonymous) and str(node.name).lower() not in SQLITE_FUNCTIONS:
+            facts.unknown_functions.append(str(node.name).upper())
+        if isinstance(node, exp.Select) and node is not tree and _is_nested(node):
+            facts.nested += 1
+    for select in tree.find_all(exp.Select):
+        _scope(select, facts, schema)
+    facts.not_in = facts.anti_joins + sum(
+        1 for c in facts.conjuncts if c.kind == "subquery" and c.op in ("not in", "not exists")
+    )
+    _order_as_aggregate(tree, facts)
+
+
+def _is_nested(select: exp.Select) -> bool:
+    """A query inside a condition or a SELECT list; derived tables and set-operation branches are not."""
+    parent = select.parent
+    while isinstance(parent, (exp.Subquery, exp.Paren)):
+        if isinstance(parent.parent, (exp.From, exp.Join)):
+            return False
+        parent = parent.parent
+    return not isinstance(parent, (exp.SetOperation, exp.From, exp.Join)) and parent is not None
+
+
+def _order_as_aggregate(tree: exp.Expression, facts: QueryFacts) -> None:
+    """`ORDER BY x DESC LIMIT 1` picks what `= (SELECT max(x) …)` picks: count it as that aggregate."""
+    for select in tree.find_all(exp.Select):
+        order, limit = select.args.get("order"), select.args.get("limit")
+        if order is None or limit is None or limit.expression is None or limit.expression.sql() != "1":
+            continue
+        first = order.expressions[0]
+        facts.aggregates["max" if first.args.get("desc") else "min"] += 1
+
+
+def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None) -> None:
+    scope = table_scope(select)
+    if select.args.get("distinct"):
+        facts.distinct_anywhere += 1
+    if select.args.get("group"):
+        facts.group_by += 1
+    if select.args.get("having"):
+        facts.having += 1
+    for source in _sources(select):
+        if isinstance(source, exp.Table):
+            facts.tables[source.name.lower()] += 1
+            facts.table_columns.setdefault(source.name.lower(), set())
+    for col in select.find_all(exp.Column):
+        if _owner(col) is not select:
+            continue
+        if isinstance(col.this, exp.Star):
+            tables = [scope.get(col.table.lower())] if col.table else list(scope.values())
+            for t in tables:
+                if t:
+                    facts.table_columns.setdefault(t, set()).add("*")
+            continue
+        table = resolve_column_table(col, scope, [], schema)
+        if table:
+            facts.table_columns.setdefault(table, set()).add(bare(col))
+    for star in select.expressions:
+        if isinstance(star, exp.Star):
+            for t in scope.values():
+                if t:
+                    facts.table_columns.setdefault(t, set()).add("*")
+    for join in select.args.get("joins") or []:
+        facts.joins.append(_join(join, select, scope))
+    left_joined = {
+        j.this.alias_or_name.lower()
+        for j in select.args.get("joins") or []
+        if (j.args.get("side") or "").lower() == "left" and j.this is not None
+    }
+    for clause in ("where", "having"):
+        node = select.args.get(clause)
+        if node is not None:
+            _conditions(node.this, clause, scope, facts, left_joined)
+
+
+def _sources(select: exp.Select) -> list[exp.Expression]:
+    out: list[exp.Expression] = []
+    from_ = select.args.get("from_") or select.args.get("from")
+    if from_ is not None and from_.this is not None:
+        out.append(from_.this)
+    out += [j.this for j in select.args.get("joins") or [] if j.this is not None]
+    return out
+
+
+def _owner(node: exp.Expression) -> exp.Select | None:
+    parent = node.parent
+    while parent is not None and not isinstance(parent, exp.Select):
+        parent = parent.parent
+    return parent
+
+
+def _table_of(col: exp.Column, scope: dict[str, str | None]) -> str | None:
+    q = col.table.lower() if col.table else ""
+    if q:
+        return scope.get(q) or None
+    return None
+
+
+def _clause_of(node: exp.Expression) -> str:
+    parent = node.parent
+    while parent is not None and not isinstance(parent, exp.Select):
+        if isinstance(parent, exp.Join):
+            return "join"
+        if isinstance(parent, exp.Where):
+            return "where"
+        if isinstance(parent, exp.Having):
+            return "having"
+        if isinstance(parent, exp.Group):
+            return "group"
+        if isinstance(parent, exp.Order):
+            return "order"
+        node, parent = parent, parent.parent
+    return "select"
+
+
+def _join(join: exp.Join, select: exp.Select, scope: dict[str, str | None]) -> Join:
+    kind = (join.args.get("side") or join.args.get("kind") or "inner").lower()
+    if kind not in ("left", "right", "full", "cross"):
+        kind = "inner"
+    tables = set()
+    if isinstance(join.this, exp.Table):
+        tables.add(join.this.name.lower())
+    pairs = set()
+    on = join.args.get("on")
+    if on is not None:
+        for eq in on.find_all(exp.EQ):
+            if isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column):
+                a = f"{_table_of(eq.this, scope) or ''}.{bare(eq.this)}"
+                b = f"{_table_of(eq.expression, scope) or ''}.{bare(eq.expression)}"
+                pairs.add(frozenset((a, b)))
+                tables |= {x.split(".")[0] for x in (a, b) if x.split(".")[0]}
+    using = join.args.get("using")
+    if using:
+        for ident in using:
+            pairs.add(frozenset((f".{ident.name.lower()}",)))
+    return Join(frozenset(tables), frozenset(pairs), kind)
+
+
+def _conditions(
+    node: exp.Expression,
+    clause: str,
+    scope: dict[str, str | None],
+    facts: QueryFacts,
+    left_joined: set[str] = frozenset(),  # type: ignore[assignment]
+) -> None:
+    if isinstance(node, exp.Paren):
+        _conditions(node.this, clause, scope, facts, left_joined)
+        return
+    if isinstance(node, exp.And):
+        _conditions(node.this, clause, scope, facts, left_joined)
+        _conditions(node.expression, clause, scope, facts, left_joined)
+        return
+    if isinstance(node, exp.Or):
+        facts.ors += 1
+        for part in node.flatten():
+            _conditions(part, clause, scope, facts, left_joined)
+        return
+    conj = _conjunct(node, clause)
+    if conj is None:
+        return
+    if _anti_join(conj, node, left_joined):
+        facts.anti_joins += 1  # rows of the left side with no partner: NOT IN written as a join
+        return
+    if conj.op in ("in", "not in") and conj.kind in ("str", "num"):
+        # `c IN ('x', 'y')` says what `c = 'x' OR c = 'y'` says: one equality per value
+        for value in conj.value.split(", "):
+            op = "=" if conj.op == "in" else "!="
+            facts.conjuncts.append(
+                Conjunct(conj.column, op, value, conj.kind, clause, conj.text, conj.functions)
+            )
+        facts.ors += conj.value.count(", ") if conj.op == "in" else 0
+        return
+    if conj.kind == "column" and conj.op == "=":
+        facts.links += 1  # a.x = b.y: a join written in WHERE
+        return
+    if conj.kind == "subquery" and conj.op in ("=", "in") and _is_link(node):
+        facts.links += 1
+        return
+    facts.conjuncts.append(conj)
+
+
+def _anti_join(conj: Conjunct, node: exp.Expression, left_joined: set[str]) -> bool:
+    """`joined.x IS NULL` where `joined` is the right side of a LEFT JOIN."""
+    if conj.op != "is null" or not isinstance(node, exp.Is) or not isinstance(node.this, exp.Column):
+        return False
+    qualifier = node.this.table.lower()
+    return qualifier in left_joined if qualifier else bool(left_joined)
+
+
+def _is_link(node: exp.Expression) -> bool:
+    """`x IN (SELECT y …)` or `x = (SELECT y …)` with a bare column y: a semi-join, not a filter."""
+    sub = node.find(exp.Select)
+    if sub is None or len(sub.expressions) != 1:
+        return False
+    item = sub.expressions[0]
+    item = item.this if isinstance(item, exp.Alias) else item
+    return isinstance(item, exp.Column)
+
+
+def _conjunct(node: exp.Expression, clause: str) -> Conjunct | None:
+    negated = False
+    text = node.sql(dialect="sqlite")
+    while isinstance(node, (exp.Not, exp.Paren)):
+        negated = negated != isinstance(node, exp.Not)
+        node = node.this
+    op = COMPARISON_NAMES.get(type(node))
+    if op is None:
+        if isinstance(node, exp.Exists):
+            return Conjunct(
+                "(exists)", "not exists" if negated else "exists", "(subquery)", "subquery", clause, text
+            )
+        return Conjunct(norm_sql(node), "other", "", "other", clause, text)
+    left = node.this
+    fams = frozenset(f for n in left.walk() if (f := _family(n)))
+    col = left if isinstance(left, exp.Column) else left.find(exp.Column)
+    column = bare(col) if col is not None and not isinstance(col.this, exp.Star) else norm_sql(left)
+    if type(left) in AGGREGATES:  # HAVING count(x) > 1: the aggregate is the subject, as a SELECT item is
+        column = _select_item(left).text
+    if op == "is":
+        op = "is not null" if negated or isinstance(node.expression, exp.Not) else "is null"
+        return Conjunct(column, op, "null", "null", clause, text, fams)
+    if negated:
+        op = f"not {op}"
+    value, kind = _value(node, op)
+    return Conjunct(column, op, value, kind, clause, text, fams)
+
+
+def _value(node: exp.Expression, op: str) -> tuple[str, str]:
+    if op.endswith("between"):
+        low, high = node.args.get("low"), node.args.get("high")
+        return f"{_literal_text(low)}..{_literal_text(high)}", _kind(low)
+    if op.endswith("in"):
+        if node.args.get("query") is not None or node.find(exp.Select) is not None:
+            return "(subquery)", "subquery"
+        items = node.expressions
+        return ", ".join(sorted(_literal_text(i) for i in items)), _kind(items[0]) if items else "other"
+    right = node.expression
+    if right is None:
+        return "", "other"
+    if isinstance(right, exp.Subquery) or right.find(exp.Select) is not None:
+        return "(subquery)", "subquery"
+    if isinstance(right, exp.Column):
+        return f"col:{bare(right)}", "column"
+    return _literal_text(right), _kind(right)
+
+
+def _literal_text(node: exp.Expression | None) -> str:
+    if node is None:
+        return ""
+    if isinstance(node, exp.Literal):
+        return str(node.this)
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+        return f"-{node.this.this}"
+    return norm_sql(node)
+
+
+def _kind(node: exp.Expression | None) -> str:
+    if isinstance(node, exp.Literal):
+        return "str" if node.is_string else "num"
+    if isinstance(node, exp.Neg):
+        return "num"
+    return "other"

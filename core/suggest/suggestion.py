@@ -1,0 +1,41 @@
+"""One suggested cause: a taxonomy tag, why the engine thinks so, and how sure it is."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+GATE = 0.5  # below this confidence a candidate is not shown: a row with nothing confidently wrong gets none
+MAX_SHOWN = 3  # more than three causes per row are rarely all right and drown the good one
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    tag: str  # "Category: name", as the default taxonomy writes it
+    reason: str  # what in the two queries (or their results) suggests it, shown next to it
+    confidence: float = 0.5  # 0..1, used to rank and to gate
+
+    def as_dict(self) -> dict[str, object]:
+        return {"tag": self.tag, "confidence": round(self.confidence, 2), "reason": self.reason}
+
+
+def merge(found: Iterable[Suggestion]) -> dict[str, Suggestion]:
+    """Each tag once, with its highest confidence and that candidate's reason."""
+    best: dict[str, Suggestion] = {}
+    for s in found:
+        have = best.get(s.tag)
+        if have is None or s.confidence > have.confidence:
+            best[s.tag] = s
+    return best
+
+
+def ranked(found: Iterable[Suggestion], gate: float = GATE, limit: int = MAX_SHOWN) -> list[Suggestion]:
+    """Most confident first, those under the gate dropped, at most `limit`."""
+    kept = [s for s in merge(found).values() if s.confidence >= gate]
+    kept.sort(key=lambda s: -s.confidence)
+    return kept[:limit]
+
+
+def format_suggested(found: Iterable[Suggestion]) -> str:
+    """The export form: tags in rank order, `; `-separated, empty when there is none."""
+    return "; ".join(s.tag for s in found)

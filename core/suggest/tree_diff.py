@@ -1,0 +1,523 @@
+"""Candidate causes from a clause-aware comparison of the two queries' facts.
+
+Every rule looks at one kind of difference and says what it would mean, with a confidence: a swapped
+aggregate in the same SELECT position is almost surely "Function: aggregate"; a table only gold joins,
+whose columns are only used in the join, is probably a harmless filter and stays under the gate. Common
+rewrites that give the same answer are recognised and say nothing: a subquery for a join, NOT IN for
+EXCEPT, `ORDER BY x DESC LIMIT 1` for `= (SELECT max(x) …)`, COUNT(*) for COUNT(id), column aliases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from sqltriage.core.model import Schema
+from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem
+from sqltriage.core.suggest.suggestion import Suggestion
+
+DATE_WORDS = {"YEAR", "MONTH", "DAY", "DATEDIFF", "DATE_FORMAT", "NOW", "CURDATE", "DATEPART", "TO_DATE"}
+_FLOAT = re.compile(r"^\d+\.\d+$")
+
+
+def _names(items: Iterable[str]) -> str:
+    return ", ".join(sorted(items))
+
+
+def tree_findings(
+    gold: QueryFacts, pred: QueryFacts, evidence: str | None = None, schema: Schema | None = None
+) -> list[Suggestion]:
+    """Every candidate cause the two parses show, each with its confidence (not yet gated or ranked)."""
+    out: list[Suggestion] = _tables(gold, pred, schema)
+    for rule in (_joins, _select, _functions, _aggregates, _distinct, _order, _clauses, _subqueries):
+        out += rule(gold, pred)
+    out += _conditions(gold, pred, evidence or "")
+    return out
+
+
+# --- tables and joins ------------------------------------------------------------------------------------
+
+
+def _join_columns(table: str, f: QueryFacts) -> set[str]:
+    return {
+        c.split(".", 1)[1] for j in f.joins for pair in j.pairs for c in pair if c.startswith(f"{table}.")
+    }
+
+
+def _only_joined(table: str, f: QueryFacts) -> bool:
+    """The query uses no column of the table beyond those it joins on (equal to the partner's anyway)."""
+    return f.table_columns.get(table, set()) <= _join_columns(table, f)
+
+
+def _joined_by_its_key(table: str, f: QueryFacts, schema: Schema | None) -> bool:
+    """The table is joined through its own key, so each row of the other side meets at most one of its rows:
+    the join can drop rows (a filter) but never repeat them."""
+    keys = {c.lower() for t, c in (schema.primary_keys if schema else ()) if t.lower() == table}
+    if not keys:  # no schema: the usual key names (`id`, `document_id` for documents)
+        stems = {table, table.removesuffix("s")}
+        keys = {"id"} | {f"{stem}{sep}id" for stem in stems for sep in ("", "_")}
+    cols = _join_columns(table, f)
+    return bool(cols) and cols <= keys
+
+
+def _tables(g: QueryFacts, p: QueryFacts, schema: Schema | None = None) -> list[Suggestion]:
+    gold_only, pred_only = set(g.tables) - set(p.tables), set(p.tables) - set(g.tables)
+    if gold_only and pred_only:
+        return [
+            Suggestion(
+                "Table: mismatch", f"gold reads {_names(gold_only)}, the prediction {_names(pred_only)}", 0.8
+            )
+        ]
+    if gold_only:
+        # a table whose columns gold uses only to join it filters rows at most: often a harmless omission
+        # unless gold counts rows the join can repeat (the table is not joined through its key)
+        only_joined = all(_only_joined(t, g) for t in gold_only)
+        filters_only = all(_joined_by_its_key(t, g, schema) for t in gold_only)
+        conf = 0.45 if only_joined and (filters_only or not (g.aggregates or g.group_by)) else 0.8
+        return [
+            Suggestion("Table: missing", f"gold reads {_names(gold_only)}, the prediction does not", conf)
+        ]
+    if pred_only:
+        # a table joined through its own key, used for nothing else, can drop rows without a partner, no more
+        only_joined = all(_only_joined(t, p) for t in pred_only)
+        filters_only = only_joined and all(_joined_by_its_key(t, p, schema) for t in pred_only)
+        why = f"the prediction also reads {_names(pred_only)}, gold does not"
+        return [Suggestion("Table: redundant", why, 0.45 if filters_only else 0.7)]
+    return []
+
+
+def _join_key(pairs: frozenset[frozenset[str]]) -> frozenset[frozenset[str]]:
+    return frozenset(frozenset(c.split(".", 1)[-1] for c in pair) for pair in pairs)
+
+
+def _joins(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    out: list[Suggestion] = []
+    g_kinds = Counter(j.kind for j in g.joins if j.kind != "cross")
+    p_kinds = Counter(j.kind for j in p.joins if j.kind != "cross")
+    outer = {"left", "right", "full"}
+    anti = g.anti_joins or p.anti_joins  # a LEFT JOIN that finds rows without a partner is a NOT IN
+    if g_kinds and p_kinds and not anti and (set(g_kinds) & outer) != (set(p_kinds) & outer):
+        out.append(
+            Suggestion(
+                "Table: join type",
+                f"gold joins {' / '.join(sorted(g_kinds))}, the prediction {' / '.join(sorted(p_kinds))}",
+                0.85,
+            )
+        )
+    gold_pairs = {pair for j in g.joins for pair in _join_key(j.pairs)}
+    pred_pairs = {pair for j in p.joins for pair in _join_key(j.pairs)}
+    for gj in g.joins:
+        for pj in p.joins:
+            if len(gj.tables) == 2 and gj.tables == pj.tables and _join_key(gj.pairs) != _join_key(pj.pairs):
+                if _join_key(pj.pairs) <= gold_pairs and _join_key(gj.pairs) <= pred_pairs:
+                    continue  # the same pairs, only spread over the joins differently
+                out.append(
+                    Suggestion(
+                        "Table: join condition",
+                        f"{' and '.join(sorted(gj.tables))} joined on "
+                        f"{_pairs_text(pj.pairs)} instead of {_pairs_text(gj.pairs)}",
+                        0.8,
+                    )
+                )
+    return out
+
+
+def _pairs_text(pairs: frozenset[frozenset[str]]) -> str:
+    return ", ".join(" = ".join(sorted(p)) for p in sorted(pairs, key=sorted)) or "nothing"
+
+
+# --- SELECT list -----------------------------------------------------------------------------------------
+
+
+def _select(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    gold_left = list(g.select)
+    pred_left = list(p.select)
+    for item in list(gold_left):
+        match = next((x for x in pred_left if x.text == item.text), None)
+        if match is not None:
+            gold_left.remove(item)
+            pred_left.remove(match)
+    if not gold_left and not pred_left:
+        return []
+    if any(x.star for x in pred_left) and not any(x.star for x in g.select):
+        return [Suggestion("Attribute: redundant", "the prediction selects every column (*)", 0.75)]
+    out: list[Suggestion] = []
+    pairs = list(zip(gold_left, pred_left, strict=False))
+    for gi, pi in pairs:
+        out += _item_pair(gi, pi, g, p)
+    if len(pred_left) > len(gold_left):
+        extra = [x.text for x in pred_left[len(gold_left) :]]
+        covered = set().union(*(x.columns for x in g.select)) if g.select else set()
+        conf = 0.85 if not gold_left or all(x.columns <= covered | x.columns for x in pred_left) else 0.7
+        out.append(
+            Suggestion("Attribute: redundant", f"the prediction also selects {', '.join(extra)}", conf)
+        )
+    elif len(gold_left) > len(pred_left):
+        rest = gold_left[len(pred_left) :]
+        shown = set().union(*(x.columns for x in p.select)) if p.select else set()
+        # columns the prediction shows inside another item (first_name || ' ' || last_name) are not missing
+        conf = 0.45 if all(x.columns and x.columns <= shown for x in rest) else 0.8
+        out.append(
+            Suggestion("Attribute: missing", f"gold also selects {', '.join(x.text for x in rest)}", conf)
+        )
+    return out
+
+
+def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    what = f"gold selects {gi.text}, the prediction {pi.text}"
+    counted = bool(gi.aggregates and pi.aggregates) and (not gi.columns or not pi.columns)
+    if gi.columns == pi.columns or (gi.columns & pi.columns) or counted:
+        if set(gi.aggregates) != set(pi.aggregates):
+            if _order_equivalent(gi, pi, g, p):
+                return []
+            if _counting_idiom(gi, pi):
+                return [Suggestion("Function: aggregate", what, 0.4)]
+            return [
+                Suggestion("Function: aggregate", what, 0.85 if gi.aggregates and pi.aggregates else 0.75)
+            ]
+        if gi.distinct != pi.distinct:  # an extra DISTINCT in a count is often harmless, a missing one not
+            return [Suggestion("Other: DISTINCT", what, 0.85 if gi.distinct else 0.45)]
+        found = []
+        for fam in sorted(gi.families ^ pi.families):
+            found.append(Suggestion(f"Function: {fam}", what, 0.75 if fam != "date/time" else 0.6))
+        if not found and sorted(gi.arithmetic) != sorted(pi.arithmetic):
+            found.append(Suggestion("Function: math", what, 0.7))
+        if not found and gi.columns != pi.columns and gi.columns and pi.columns:
+            found.append(Suggestion("Attribute: mismatch", what, 0.7))
+        return found
+    if gi.aggregates and pi.aggregates and set(gi.aggregates) != set(pi.aggregates):
+        found = [Suggestion("Function: aggregate", what, 0.85)]
+        if gi.columns and pi.columns:
+            found.append(Suggestion("Attribute: mismatch", what, 0.6))
+        return found
+    if gi.aggregates and not pi.aggregates and not pi.columns:
+        return [Suggestion("Function: aggregate", what, 0.6)]
+    return [Suggestion("Attribute: mismatch", what, 0.8)]
+
+
+def _counting_idiom(gi: SelectItem, pi: SelectItem) -> bool:
+    """SUM(cond) / SUM(IIF(cond, 1, 0)) and COUNT(CASE WHEN cond THEN 1 END) count the same rows."""
+    return set(gi.aggregates) ^ set(pi.aggregates) <= {"sum", "count"} and (
+        "conditional" in gi.families | pi.families or "=" in gi.text + pi.text
+    )
+
+
+def _order_equivalent(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> bool:
+    """`max(x)` on one side, `x … ORDER BY x DESC LIMIT 1` on the other: the same value."""
+    for agg_side, plain_side, other in ((gi, pi, p), (pi, gi, g)):
+        if len(agg_side.aggregates) == 1 and not plain_side.aggregates and other.limit == "1" and other.order:
+            expr, desc = other.order[0]
+            if agg_side.aggregates[0] == ("max" if desc else "min") and plain_side.text in expr:
+                return True
+    return False
+
+
+# --- conditions ------------------------------------------------------------------------------------------
+
+
+def _core(value: str) -> str:
+    return value.strip("%").strip().lower()
+
+
+def _same_but_form(a: Conjunct, b: Conjunct) -> bool:
+    """The same value written differently: case, quotes, surrounding %, or a date in another layout."""
+    if _core(a.value) == _core(b.value):
+        return True
+    da, db = re.sub(r"\D", "", a.value), re.sub(r"\D", "", b.value)
+    return bool(da) and len(da) >= 4 and sorted(da) == sorted(db)
+
+
+def _in_evidence(value: str, evidence: str) -> bool:
+    """The value appears in the evidence as a word of its own (`SVK`, not `Slovakia` inside `Slovakian`)."""
+    if not value or not evidence:
+        return False
+    return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", evidence, re.IGNORECASE) is not None
+
+
+_PICK = re.compile(r"=\s*\(\s*SELECT\s+(MAX|MIN)\s*\(", re.IGNORECASE)
+
+
+def _kept(c: Conjunct, other: QueryFacts) -> bool:
+    """Leave out HAVING conditions when the other side has no HAVING (the clause rule says it), and
+    `x = (SELECT max(x) …)` when the other side picks the top row with ORDER BY … LIMIT 1."""
+    if c.clause == "having" and not other.having:
+        return False
+    if (
+        c.kind == "subquery"
+        and c.op in ("not in", "not exists")
+        and (other.set_ops["except"] or other.anti_joins)
+    ):
+        return False  # EXCEPT, or LEFT JOIN … IS NULL, on the other side says the same
+    return not (c.kind == "subquery" and _PICK.search(c.text) and other.limit == "1" and other.order)
+
+
+def _subject(c: Conjunct) -> str:
+    """What a condition tests, with COUNT(x) / COUNT(DISTINCT x) read as COUNT(*) (DISTINCT has its rule)."""
+    return "count(*)" if c.column.startswith("count(") else c.column
+
+
+def _unique(conjuncts: list[Conjunct], gold_keys: set[tuple[str, str, str]]) -> list[Conjunct]:
+    """The prediction repeating one of gold's filters in several nested lookups adds no filter: count it once.
+    (Gold's repeated filters all count: a copy the prediction lacks leaves a scope unfiltered.)"""
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for c in conjuncts:
+        key = (c.column, c.op, c.value)
+        if key not in seen or key not in gold_keys:
+            out.append(c)
+        seen.add(key)
+    return out
+
+
+def _shares_word(a: str, b: str) -> bool:
+    words = set(re.findall(r"\w{4,}", a.lower()))
+    return bool(words & set(re.findall(r"\w{4,}", b.lower())))
+
+
+def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]:
+    gold_left = [c for c in g.conjuncts if _kept(c, p)]
+    gold_keys = {(c.column, c.op, c.value) for c in gold_left}
+    pred_left = _unique([c for c in p.conjuncts if _kept(c, g)], gold_keys)
+    for c in list(gold_left):
+        key = (_subject(c), c.op, c.value)
+        match = next((x for x in pred_left if (_subject(x), x.op, x.value) == key), None)
+        if match is not None:
+            gold_left.remove(c)
+            pred_left.remove(match)
+    out: list[Suggestion] = []
+    joined = {pair for f in (g, p) for j in f.joins for pair in _join_key(j.pairs)}
+    for c in list(gold_left):  # the same column on both sides: compare operator and value
+        match = next((x for x in pred_left if _subject(x) == _subject(c) and x.clause == c.clause), None)
+        if match is None:
+            continue
+        gold_left.remove(c)
+        pred_left.remove(match)
+        out += _paired_condition(c, match, evidence)
+    for c in list(gold_left):  # the same value on another column: the column is wrong
+        match = next(
+            (x for x in pred_left if x.kind in ("str", "num") and _core(x.value) == _core(c.value)), None
+        )
+        if match is not None and c.kind in ("str", "num"):
+            gold_left.remove(c)
+            pred_left.remove(match)
+            if frozenset((c.column, match.column)) in joined:
+                continue  # the two columns are joined: testing either is the same test
+            out.append(
+                Suggestion("Attribute: mismatch", f"gold tests {c.text}, the prediction {match.text}", 0.8)
+            )
+    for c, x in zip(list(gold_left), list(pred_left), strict=False):
+        if c.kind == "null" or x.kind == "null":
+            continue
+        gold_left.remove(c)
+        pred_left.remove(x)
+        # two nested lookups, or one entity named through another column ('Silverstone Circuit' by name,
+        # 'silverstone' by reference), are as often the same filter as not: below the gate
+        unsure = "subquery" in (c.kind, x.kind) or _shares_word(c.value, x.value)
+        why = f"gold tests {c.text}, the prediction {x.text}"
+        out.append(Suggestion("Condition: explicit mismatch", why, 0.45 if unsure else 0.6))
+    for c in gold_left:
+        if c.op == "is not null":
+            out.append(Suggestion("Condition: implicit missing", f"gold also requires {c.text}", 0.8))
+        else:
+            conf = 0.85 if _in_evidence(c.value, evidence) else 0.75
+            out.append(Suggestion("Condition: explicit missing", f"gold also requires {c.text}", conf))
+    for x in pred_left:
+        conf = 0.45 if x.op == "is not null" else 0.7
+        out.append(
+            Suggestion("Condition: explicit redundant", f"the prediction also requires {x.text}", conf)
+        )
+    out += _logical(g, p)
+    return out
+
+
+def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestion]:
+    what = f"gold tests {c.text}, the prediction {x.text}"
+    if c.functions != x.functions and "date/time" in (c.functions | x.functions):
+        return [Suggestion("Function: date/time", what, 0.4)]  # often the same dates written another way
+    if c.kind == "subquery" and x.kind == "subquery" and c.op == x.op:
+        return []  # the nested queries are compared by the other rules
+    out: list[Suggestion] = []
+    same_value = c.value == x.value
+    if _same_test(c, x):
+        return []
+    if c.op != x.op:
+        if {c.op, x.op} <= {"=", "in"} and (same_value or _core(c.value) == _core(x.value)):
+            return []
+        conf = 0.8 if same_value or _same_but_form(c, x) else 0.6
+        out.append(Suggestion("Operator: comparison", what, conf))
+        if same_value or _same_but_form(c, x):
+            return out
+    if same_value:
+        return out
+    if c.kind == "str" and x.kind == "str" and c.value.lower() == x.value.lower():
+        out.append(Suggestion("Value: data format", f"{what} (SQLite compares text case-sensitively)", 0.9))
+    elif {c.kind, x.kind} == {"str", "num"} and c.value == x.value:
+        out.append(Suggestion("Value: data format", f"{what} (text vs number)", 0.55))
+    elif c.kind in ("str", "num") and x.kind in ("str", "num") and _same_but_form(c, x):
+        out.append(Suggestion("Value: data format", what, 0.7))
+    elif c.kind in ("str", "num") and x.kind in ("str", "num"):
+        conf = 0.9 if _in_evidence(c.value, evidence) and not _in_evidence(x.value, evidence) else 0.75
+        reason = what + (" (the evidence states gold's value)" if conf > 0.8 else "")
+        out.append(Suggestion("Value: mismatch", reason, conf))
+    return out
+
+
+def _same_test(c: Conjunct, x: Conjunct) -> bool:
+    """`n >= 2` is `n > 1` on whole numbers; `LIKE 'korea'` (no wildcard) is `= 'Korea'` up to case."""
+    if c.kind == x.kind == "num" and c.value.lstrip("-").isdigit() and x.value.lstrip("-").isdigit():
+        a, b = int(c.value), int(x.value)
+        ops = {c.op: a, x.op: b}
+        for strict, loose, step in ((">", ">=", 1), ("<", "<=", -1)):
+            if set(ops) == {strict, loose} and ops[loose] == ops[strict] + step:
+                return True
+    like = {c.op, x.op} == {"like", "="} and not any(ch in c.value + x.value for ch in "%_")
+    return like and c.value.lower() == x.value.lower()
+
+
+def _logical(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    if g.ors == p.ors:
+        if g.set_ops["intersect"] > p.set_ops["intersect"] and _same_column_twice(p) and not p.links:
+            return [Suggestion("Operator: logical", "the prediction ANDs what gold intersects", 0.6)]
+        return []
+    more, fewer = (p, g) if p.ors > g.ors else (g, p)
+    if any(c.op == "in" and "," in c.value for c in fewer.conjuncts):
+        return []  # a = 'x' OR a = 'y' is a IN ('x', 'y')
+    side = "the prediction" if more is p else "gold"
+    return [
+        Suggestion("Operator: logical", f"{side} combines conditions with OR where the other does not", 0.7)
+    ]
+
+
+def _same_column_twice(f: QueryFacts) -> bool:
+    cols = Counter(c.column for c in f.conjuncts if c.clause == "where")
+    return any(n > 1 for n in cols.values())
+
+
+# --- functions, aggregates, DISTINCT, ORDER BY -----------------------------------------------------------
+
+
+def _functions(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    out: list[Suggestion] = []
+    for name in dict.fromkeys(p.unknown_functions):
+        if name in DATE_WORDS:
+            out.append(Suggestion("Function: date/time", f"SQLite has no {name}() function", 0.9))
+        else:
+            out.append(Suggestion("Other: other", f"SQLite has no {name}() function", 0.85))
+    for fam in sorted(set(g.families) | set(p.families)):
+        has_g, has_p = g.families[fam] > 0, p.families[fam] > 0
+        if has_g == has_p or (fam == "conditional" and g.counts_condition and p.counts_condition):
+            continue  # (CASE / IIF as one of two ways to count rows by a condition)
+        side = "gold" if has_g else "the prediction"
+        reason = f"only {side} uses a {fam} function"
+        conf = {"window": 0.85, "string": 0.6, "math": 0.6, "conditional": 0.55, "date/time": 0.45}.get(
+            fam, 0.4
+        )
+        if fam == "conversion":
+            float_literal = any(k == "num" and _FLOAT.match(v) for v, k in p.literals)
+            conf = 0.55 if has_g and not float_literal else 0.3
+        out.append(Suggestion(f"Function: {fam}", reason, conf))
+    return out
+
+
+def _aggregates(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    gold_only = set(g.aggregates) - set(p.aggregates)
+    pred_only = set(p.aggregates) - set(g.aggregates)
+    if (gold_only | pred_only) <= {"sum", "count"} and g.counts_condition and p.counts_condition:
+        return []  # SUM(cond) / SUM(IIF(cond, 1, 0)) and COUNT(CASE WHEN cond …) count the same rows
+    if gold_only and pred_only:
+        why = f"gold uses {_names(gold_only)}, the prediction {_names(pred_only)}"
+        return [Suggestion("Function: aggregate", why, 0.8)]
+    if gold_only:
+        return [Suggestion("Function: aggregate", f"only gold uses {_names(gold_only)}", 0.6)]
+    if pred_only:
+        return [Suggestion("Function: aggregate", f"only the prediction uses {_names(pred_only)}", 0.55)]
+    return []
+
+
+def _distinct(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    if g.count_distinct != p.count_distinct:
+        more = g.count_distinct > p.count_distinct
+        side = "gold" if more else "the prediction"
+        return [Suggestion("Other: DISTINCT", f"only {side} counts DISTINCT values", 0.8 if more else 0.45)]
+    if g.select_distinct != p.select_distinct:
+        side = "gold" if g.select_distinct else "the prediction"
+        return [
+            Suggestion(
+                "Other: DISTINCT", f"only {side} selects DISTINCT rows", 0.75 if g.select_distinct else 0.6
+            )
+        ]
+    if g.distinct_anywhere != p.distinct_anywhere:
+        return [Suggestion("Other: DISTINCT", "DISTINCT differs inside a nested query", 0.4)]
+    return []
+
+
+def _order(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    if g.order and p.order and g.order[0][0] == p.order[0][0] and g.order[0][1] != p.order[0][1]:
+        want = "DESC" if g.order[0][1] else "ASC"
+        return [
+            Suggestion(
+                "Other: ASC/DESC", f"gold orders {g.order[0][0]} {want}, the prediction the other way", 0.9
+            )
+        ]
+    return []
+
+
+# --- clauses and nesting ---------------------------------------------------------------------------------
+
+
+def _top_pick(f: QueryFacts, other: QueryFacts) -> bool:
+    """One side's ORDER BY … LIMIT 1 matched by a min/max on the other (the other rules compare those)."""
+    return f.limit == "1" and bool(f.order) and bool(other.aggregates.keys() & {"max", "min"})
+
+
+def _having_pick(f: QueryFacts, other: QueryFacts) -> bool:
+    """`HAVING count(*) = (SELECT max(…) …)` picks what the other side's `ORDER BY count(*) … LIMIT 1` picks."""
+    return other.limit == "1" and any(c.clause == "having" and _PICK.search(c.text) for c in f.conjuncts)
+
+
+def _clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    out: list[Suggestion] = []
+    missing, extra = [], []
+    if g.group_by and not p.group_by:
+        missing.append("GROUP BY")
+    elif p.group_by and not g.group_by:
+        extra.append("GROUP BY")
+    if g.group_columns and p.group_columns and not g.group_columns <= p.group_columns:
+        # grouping by a name instead of its id, or by the other end of a join, is usually the same grouping
+        joined = {c for j in p.joins for pair in _join_key(j.pairs) for c in pair if len(pair) == 2}
+        if not (g.group_columns | p.group_columns) <= joined:
+            why = f"gold groups by {_names(g.group_columns)}, the prediction by {_names(p.group_columns)}"
+            out.append(Suggestion("Attribute: mismatch", why, 0.45))
+    if g.having and not p.having:
+        missing.append("HAVING")
+    elif p.having and not g.having and not _having_pick(p, g):
+        extra.append("HAVING")
+    if g.limit and not p.limit and not _top_pick(g, p):
+        missing.append("ORDER BY / LIMIT")
+    elif p.limit and not g.limit and not _top_pick(p, g):
+        extra.append("LIMIT")
+    for op in ("intersect", "union", "except"):
+        if g.set_ops[op] > p.set_ops[op]:
+            if op == "except" and p.not_in:
+                continue  # NOT IN / NOT EXISTS is the usual way to write EXCEPT
+            if op == "intersect" and p.links:
+                continue  # … and IN (SELECT …) the usual way to write INTERSECT
+            missing.append(op.upper())
+        elif p.set_ops[op] > g.set_ops[op] and not (op == "except" and g.not_in):
+            extra.append(op.upper())
+    if missing:
+        conf = 0.8 if any(op in missing for op in ("INTERSECT", "UNION", "EXCEPT")) else 0.75
+        out.append(Suggestion("Clause: missing", f"only gold has {', '.join(missing)}", conf))
+    if extra:
+        out.append(Suggestion("Clause: redundant", f"only the prediction has {', '.join(extra)}", 0.65))
+    return out
+
+
+def _subqueries(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    filters = [
+        c for c in g.conjuncts if c.kind == "subquery" and not (c.op.startswith("not") and p.anti_joins)
+    ]
+    if g.nested and not p.nested and filters and not g.set_ops:
+        return [Suggestion("Subquery: missing", f"gold filters with a nested query: {filters[0].text}", 0.65)]
+    return []

@@ -1,0 +1,77 @@
+"""`ex_ts`: an EX pass must survive every neighbour database, compared exactly as `ex_spider` compares.
+
+Only rows that pass `ex_spider` on the original are run on the neighbours (a fail stays a fail), in the
+neighbours' order (most telling first), stopping at the first neighbour whose results differ: that one
+is the witness. A neighbour where the gold itself fails, times out or is cut at the row cap is skipped
+for that example and not counted in `ts_databases`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+ORIGINAL = "original"  # the witness of a row that already fails on the original database
+
+
+@dataclass(frozen=True, slots=True)
+class NeighbourGold:
+    """The gold's results on one neighbour, computed once and shared by every model."""
+
+    path: Path
+    result: Any  # ExecResult of the gold as written
+    spider_result: Any  # ExecResult of spider_sql(gold)
+
+    @property
+    def usable(self) -> bool:
+        r = self.spider_result
+        return bool(r.ok and not r.truncated and self.result.ok and not self.result.truncated)
+
+
+def neighbour_golds(
+    gold_sql: str, paths: Sequence[Path], cache: Any, timeout: float, max_rows: int
+) -> tuple[NeighbourGold, ...]:
+    from sqltriage.core.execution import execute, spider_sql
+
+    def run(path: Path, sql: str) -> Any:
+        if cache is not None:
+            return cache.get(path, sql, timeout, max_rows)
+        return execute(path, sql, timeout=timeout, max_rows=max_rows)
+
+    text = spider_sql(gold_sql)
+    out = []
+    for p in paths:
+        result = run(p, gold_sql)
+        out.append(NeighbourGold(p, result, result if text == gold_sql else run(p, text)))
+    return tuple(out)
+
+
+def ts_columns(gold: Any, pred_sql: str, options: Any, ex_spider: int | None) -> dict[str, Any]:
+    """`ex_ts`, `ts_databases`, `ts_witness` of one (example, prediction); `gold` is a GoldContext."""
+    if options.neighbours <= 0:
+        return {"ex_ts": None, "ts_databases": None, "ts_witness": None}
+    if ex_spider is None:
+        return {"ex_ts": None, "ts_databases": None, "ts_witness": None}
+    if ex_spider == 0:
+        return {"ex_ts": 0, "ts_databases": 0, "ts_witness": ORIGINAL}
+    if gold.ts_problem:
+        return {"ex_ts": None, "ts_databases": 0, "ts_witness": f"no neighbours: {gold.ts_problem}"}
+    from sqltriage.core.evaluate import _execute_pair
+
+    used = 0
+    for nb in gold.neighbours:
+        if not nb.usable:
+            continue
+        there = replace(
+            gold, db_path=nb.path, result=nb.result, spider_result=nb.spider_result, official_result=None
+        )
+        outcomes, _ = _execute_pair(there, pred_sql, options)
+        verdict = outcomes.get("ex_spider")
+        if verdict is None:
+            continue  # cannot be told on this neighbour (e.g. the prediction hit the row cap)
+        used += 1
+        if verdict == 0:
+            return {"ex_ts": 0, "ts_databases": used, "ts_witness": str(nb.path)}
+    return {"ex_ts": 1, "ts_databases": used, "ts_witness": None}

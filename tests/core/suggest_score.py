@@ -1,0 +1,99 @@
+"""Score the suggestion engine on the hand-labelled set: recall@1/@3, precision, false alarms, per category.
+
+Each row is run the way an evaluation runs it: gold and prediction executed read-only on the database
+when there is one (EX in the default mode, the error, the results), then `suggest_causes`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqltriage.core.exec_compare import execution_outcomes
+from sqltriage.core.execution import execute
+from sqltriage.core.suggest import Suggestion, suggest_causes
+from tests.core.suggest_set import LabelledRow
+
+
+@dataclass
+class Scored:
+    row: LabelledRow
+    suggested: list[Suggestion]
+    ex: int | None
+    seconds: float  # the engine alone, execution excluded
+
+
+def run_row(row: LabelledRow) -> Scored:
+    ex, error, g, p = None, None, None, None
+    if row.db_path is not None:
+        g, p = execute(row.db_path, row.gold_sql), execute(row.db_path, row.pred_sql)
+        if g.ok:
+            ex = execution_outcomes(g, p, row.gold_sql)["ex"]
+            error = p.error
+    started = time.perf_counter()
+    found = suggest_causes(
+        row.gold_sql, row.pred_sql, schema=row.schema, evidence=row.evidence,
+        gold_result=g, pred_result=p, ex=ex, error=error,
+    )  # fmt: skip
+    return Scored(row, found, ex, time.perf_counter() - started)
+
+
+def category(tag: str) -> str:
+    return tag.split(":", 1)[0]
+
+
+@dataclass
+class Metrics:
+    n_wrong: int = 0
+    n_right: int = 0
+    hit1: int = 0
+    hit3: int = 0
+    hit3_category: int = 0
+    suggested: int = 0  # tags suggested on wrong rows
+    correct: int = 0  # of those, tags a person gave
+    false_alarms: int = 0  # right rows with any suggestion
+    per_category: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0, 0]))
+    # category → [labels given, labels found in the first 3, tags suggested, suggested and right]
+
+    def recall1(self) -> float:
+        return self.hit1 / self.n_wrong if self.n_wrong else 0.0
+
+    def recall3(self) -> float:
+        return self.hit3 / self.n_wrong if self.n_wrong else 0.0
+
+    def recall3_category(self) -> float:
+        return self.hit3_category / self.n_wrong if self.n_wrong else 0.0
+
+    def precision(self) -> float:
+        return self.correct / self.suggested if self.suggested else 0.0
+
+    def false_alarm_rate(self) -> float:
+        return self.false_alarms / self.n_right if self.n_right else 0.0
+
+
+def score(results: Sequence[Scored]) -> Metrics:
+    m = Metrics()
+    for r in results:
+        tags = [s.tag for s in r.suggested]
+        labels = set(r.row.labels)
+        if not r.row.wrong:
+            m.n_right += 1
+            m.false_alarms += bool(tags)
+            continue
+        m.n_wrong += 1
+        m.hit1 += bool(set(tags[:1]) & labels)
+        m.hit3 += bool(set(tags[:3]) & labels)
+        m.hit3_category += bool({category(t) for t in tags[:3]} & {category(t) for t in labels})
+        m.suggested += len(tags)
+        m.correct += len(set(tags) & labels)
+        for label in labels:
+            cell = m.per_category[category(label)]
+            cell[0] += 1
+            cell[1] += label in tags[:3]
+        for t in tags:
+            cell = m.per_category[category(t)]
+            cell[2] += 1
+            cell[3] += t in labels
+    return m

@@ -1,0 +1,312 @@
+"""Evaluation on a real Dask cluster (worker processes, not threads): the export equals the local pool's row
+for row, a worker killed mid-run loses no finished chunk, a cancelled run resumes, and databases the workers
+cannot see are refused before any work."""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from distributed import Client, LocalCluster
+
+from sqltriage.core.datasets import load_dataset
+from sqltriage.core.datasets.predictions import load_predictions
+from sqltriage.core.evaluate import EvalOptions, evaluate
+from sqltriage.core.workspace import Workspace
+from sqltriage.samples import SAMPLE_DIR
+from sqltriage.tui.cli import main
+
+MODELS = ("atlas-7b", "beacon-gpt4")
+TIMES = 3  # the sample's 67 questions three times: 201 examples, 402 (example, model) pairs
+# The export holds no question features: runs compared only by their export skip them (no spaCy load).
+QUICK = EvalOptions(timeout=2.0, features=False)
+FEATURE_COLUMNS = "q_words, q_tree_depth, q_lexical_density, q_rarity, q_flesch, q_schema_linkage"
+
+
+def enlarged_sample(dest: Path, times: int = TIMES) -> Path:
+    """The sample with its questions and both models' predictions repeated: enough chunks to interrupt."""
+    shutil.copytree(SAMPLE_DIR, dest)
+    records = json.loads((dest / "dev.json").read_text())
+    (dest / "dev.json").write_text(json.dumps(records * times))
+    for model in MODELS:
+        pred = dest / "predictions" / f"{model}.sql"
+        pred.write_text("\n".join(pred.read_text().splitlines() * times) + "\n")
+    return dest
+
+
+def eval_args(dataset: Path, workspace: Path) -> list[str]:
+    preds = [a for m in MODELS for a in ("--pred", f"{m}={dataset / 'predictions' / f'{m}.sql'}")]
+    return ["eval", str(dataset), *preds, "--workspace", str(workspace), "--timeout", "2", "--json"]
+
+
+def export(workspace: Path) -> list[dict[str, str]]:
+    out = workspace.with_suffix(".csv")
+    assert main(["export", "--workspace", str(workspace), "--out", str(out)]) == 0
+    with out.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def query(workspace: Path, sql: str) -> list[tuple]:
+    conn = sqlite3.connect(f"file:{workspace}?mode=ro", uri=True, timeout=5)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def results_count(workspace: Path) -> int:
+    try:
+        return query(workspace, "SELECT count(*) FROM results")[0][0]
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return enlarged_sample(tmp_path_factory.mktemp("cluster") / "dataset")
+
+
+@pytest.fixture(scope="module")
+def reference(dataset: Path) -> tuple[Path, list[dict[str, str]]]:
+    """The same inputs evaluated by this machine's process pool: what every cluster run must reproduce."""
+    workspace = dataset.parent / "local.db"
+    assert main(eval_args(dataset, workspace)) == 0
+    return workspace, export(workspace)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[tuple[str, Client]]:
+    """A LocalCluster of 2 single-threaded worker processes, and a client to reach its workers."""
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as local,
+        Client(local) as client,
+    ):
+        yield local.scheduler_address, client
+
+
+def test_cluster_export_equals_the_local_export_row_for_row(
+    dataset: Path, reference: tuple[Path, list[dict[str, str]]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    local_ws, local_rows = reference
+    workspace = dataset.parent / "cluster.db"
+    capsys.readouterr()
+    assert main([*eval_args(dataset, workspace), "--cluster", "local:2"]) == 0
+    run = json.loads(capsys.readouterr().out)["run"]
+    assert run["computed"] == len(local_rows) == 2 * 67 * TIMES and run["reused"] == 0
+    assert export(workspace) == local_rows
+    # the question features, computed by the workers alongside the metrics, agree too
+    features = f"SELECT idx, {FEATURE_COLUMNS} FROM examples ORDER BY idx"
+    assert query(workspace, features) == query(local_ws, features)
+    assert all(row[1] is not None for row in query(workspace, features))
+
+
+def load(dataset: Path) -> tuple:
+    ds = load_dataset(dataset)
+    return ds, [load_predictions(dataset / "predictions" / f"{m}.sql", ds) for m in MODELS]
+
+
+def test_a_worker_killed_mid_run_loses_no_finished_chunk(
+    dataset: Path, reference: tuple[Path, list[dict[str, str]]], cluster: tuple[str, Client]
+) -> None:
+    address, client = cluster
+    total = len(reference[1])
+    victim = sorted(client.run(os.getpid).values())[0]
+    stored_at_kill: list[int] = []
+    workspace = dataset.parent / "killed.db"
+
+    def kill_a_worker_midway(stage: str, done: int, total: int) -> None:
+        if not stored_at_kill and done >= total // 4:
+            stored_at_kill.append(results_count(workspace))
+            os.kill(victim, signal.SIGKILL)
+
+    ds, preds = load(dataset)
+    with Workspace.open(workspace) as ws:
+        summary = evaluate(ds, preds, ws, replace(QUICK, cluster=address), progress=kill_a_worker_midway)
+    assert stored_at_kill and 0 < stored_at_kill[0] < total, "the worker was not killed mid-run"
+    assert not summary.cancelled and summary.computed == total
+    assert victim not in client.run(os.getpid).values()  # it died, and the cluster replaced it
+    assert export(workspace) == reference[1]
+    assert query(workspace, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_a_cancelled_cluster_run_keeps_its_chunks_and_resumes(
+    dataset: Path, reference: tuple[Path, list[dict[str, str]]], cluster: tuple[str, Client]
+) -> None:
+    ds, preds = load(dataset)
+    options = replace(QUICK, cluster=cluster[0])
+    cancel = threading.Event()
+
+    def cancel_after_first_chunk(stage: str, done: int, total: int) -> None:
+        if done > 0:
+            cancel.set()
+
+    workspace = dataset.parent / "cancelled.db"
+    with Workspace.open(workspace) as ws:
+        first = evaluate(ds, preds, ws, options, progress=cancel_after_first_chunk, cancel=cancel)
+        assert first.cancelled and 0 < first.computed < len(reference[1])
+        kept = ws.count("results")
+        assert kept == first.computed  # every chunk that came back was written whole
+        second = evaluate(ds, preds, ws, options)
+        assert not second.cancelled
+        assert second.reused == kept and second.computed + second.reused == len(reference[1])
+    assert export(workspace) == reference[1]
+
+
+# --- workers that do not see a database --------------------------------------------------------------
+
+
+def _can_hide_folders() -> str | None:
+    """Why a worker with its own view of the filesystem cannot be started here, or None when it can."""
+    if shutil.which("unshare") is None:
+        return "`unshare` (util-linux) is not installed"
+    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"mount namespaces are not permitted here ({probe.stderr.strip()})"
+    return None
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[str], limit: float = 60) -> None:
+    deadline = time.monotonic() + limit
+    while not path.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"{proc.args} did not start: {proc.communicate()[1][-2000:]}")
+        time.sleep(0.05)
+
+
+def test_a_database_the_workers_cannot_see_fails_before_any_work(tmp_path: Path) -> None:
+    """A scheduler and a worker started with Dask's own commands; the worker's filesystem lacks one
+    database folder (an empty tmpfs mounted over it, as when a share is not mounted on that machine)."""
+    if reason := _can_hide_folders():
+        pytest.skip(reason)
+    dataset = tmp_path / "dataset"
+    shutil.copytree(SAMPLE_DIR, dataset)
+    db_dirs = sorted(p for p in (dataset / "database").iterdir() if p.is_dir())
+    assert len(db_dirs) == 2
+    hidden = db_dirs[-1]  # the other database is visible: the message must name the missing one
+    scheduler_file = tmp_path / "scheduler.json"
+    quiet = {**os.environ, "DASK_LOGGING__DISTRIBUTED": "error"}
+    scheduler = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            str(scheduler_file),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=quiet,
+    )
+    worker = None
+    try:
+        _wait_for(scheduler_file, scheduler)
+        address = json.loads(scheduler_file.read_text())["address"]
+        worker_cmd = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
+        worker_cmd += ["--no-dashboard", "--no-nanny"]
+        script = f'mount -t tmpfs tmpfs "{hidden}" && exec "$@"'
+        worker = subprocess.Popen(
+            ["unshare", "-rm", "sh", "-c", script, "sh", *worker_cmd],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=quiet,
+        )
+        workspace = tmp_path / "w.db"
+        preds = [a for m in MODELS for a in ("--pred", f"{m}={dataset / 'predictions' / f'{m}.sql'}")]
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sqltriage.tui.cli",
+                "eval",
+                str(dataset),
+                *preds,
+                "--workspace",
+                str(workspace),
+                "--cluster",
+                address,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert proc.returncode == 2, proc.stderr[-2000:]
+        missing = hidden / f"{hidden.name}.sqlite"
+        assert f"{missing}: database not found" in proc.stderr
+        assert "nothing was evaluated" in proc.stderr and "shared filesystem" in proc.stderr
+        assert results_count(workspace) == 0
+        assert worker.poll() is None, "the worker died instead of answering"
+    finally:
+        for p in (worker, scheduler):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                p.communicate(timeout=30)
+
+
+# --- Dask is optional ----------------------------------------------------------------------------------
+
+
+def _sample_eval(workspace: Path, *extra: str) -> list[str]:
+    preds = [a for m in MODELS for a in ("--pred", f"{m}={SAMPLE_DIR / 'predictions' / f'{m}.sql'}")]
+    return ["eval", str(SAMPLE_DIR), *preds, "--workspace", str(workspace), *extra]
+
+
+def test_without_dask_cluster_says_how_to_install_it_and_nothing_else_needs_it(tmp_path: Path) -> None:
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "sys.modules['distributed'] = None  # as if the cluster extra were not installed\n"
+        "sys.modules['dask'] = None\n"
+        "import sqltriage.core, sqltriage.tui.commands\n"
+        "for pkg in (sqltriage.core, sqltriage.tui.commands):\n"
+        "    for m in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + '.'):\n"
+        "        importlib.import_module(m.name)\n"
+        "from sqltriage.tui.cli import main\n"
+        "print('cluster', main(sys.argv[1:]), flush=True)\n"
+    )
+    args = _sample_eval(tmp_path / "w.db", "--cluster", "local:2")
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    assert "cluster 2" in out.stdout, out.stderr[-2000:]  # every module imported, then a usage error
+    assert "--cluster needs Dask's `distributed` package" in out.stderr
+    assert 'pip install "sqltriage[cluster]"' in out.stderr
+    assert not (tmp_path / "w.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--cluster", "scheduler"], "not a Dask scheduler address"),
+        (["--cluster", "local:0"], "local:N needs a number of worker processes N ≥ 1"),
+        (["--cluster", "local:2", "--jobs", "2"], "--jobs and --cluster do not go together"),
+    ],
+)
+def test_bad_cluster_arguments_are_usage_errors(
+    tmp_path: Path, extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_sample_eval(tmp_path / "w.db", *extra)) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "w.db").exists()
