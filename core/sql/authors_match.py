@@ -22,6 +22,7 @@ and the other shapes in `_would_raise`), it scores every measure 0; here the sco
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -80,7 +81,7 @@ def authors_partial_match(
         return AuthorsMatch(None, None, None, None, "gold query does not parse")
     pred = ensure_parsed(pred_sql, schema)
     if not pred.ok or pred.tree is None or not isinstance(pred.tree, exp.Query):
-        return AuthorsMatch(None, None, None, None, "their parser would reject the prediction")
+        return AuthorsMatch(None, None, None, None, "the prediction does not parse")
     try:
         gold_units = authors_units(gold, schema)
         pred_units = authors_units(pred, schema)
@@ -127,6 +128,10 @@ def compare_units(gold: Sequence[AuthorsUnit], pred: Sequence[AuthorsUnit]) -> A
     return AuthorsMatch(sm, om, vm, (sm + om + vm) / 3)
 
 
+# `NOT x IN (…)`, `NOT x LIKE …`: the parse tree is that of `x NOT IN`, the authors' parser's is not
+_PREFIX_NOT = re.compile(
+    r"\bNOT\s+(?!IN\b|LIKE\b|BETWEEN\b|EXISTS\b|NULL\b)[\w.`\"\[\]]+\s+(?:IN|LIKE|BETWEEN)\b", re.I
+)
 _EMPTY = AuthorsUnit(0, (), (), ())
 
 
@@ -168,7 +173,7 @@ def authors_units(query: str | ParsedQuery, schema: Schema | None = None) -> tup
     parsed = ensure_parsed(query, schema)
     if not parsed.ok or parsed.tree is None:
         raise ValueError(parsed.error or "does not parse")
-    walker = _Walker(schema)
+    walker = _Walker(schema, parsed.sql)
     walker.unit(parsed.tree, depth=0, outer=[])
     same = tuple(sorted(join_classes(walker.pairs).items()))
     merged: dict[int, _Items] = {}
@@ -195,6 +200,7 @@ def authors_units(query: str | ParsedQuery, schema: Schema | None = None) -> tup
 class _Ctx:
     scope: dict[str, str | None]  # alias or table name → table, for this SELECT
     outer: list[dict[str, str | None]]  # the enclosing SELECTs' scopes, innermost first
+    prefix_not: bool = False  # the text writes `NOT x IN …`: a NOT and an IN, not one NOT IN
 
 
 @dataclass
@@ -221,8 +227,9 @@ class _Items:
 
 
 class _Walker:
-    def __init__(self, schema: Schema | None) -> None:
+    def __init__(self, schema: Schema | None, text: str = "") -> None:
         self.schema = schema
+        self.prefix_not = bool(_PREFIX_NOT.search(text))
         self.pairs: list[tuple[str, str]] = []
         self.emitted: list[tuple[int, _Items]] = []
         self.per_depth: Counter[int] = Counter()
@@ -293,7 +300,7 @@ class _Walker:
         if not isinstance(node, exp.Select):
             raise AuthorsCodeWouldRaise("their code would raise: a set operand that is not a SELECT")
         scope = table_scope(node)
-        ctx = _Ctx(scope, outer)
+        ctx = _Ctx(scope, outer, self.prefix_not)
         self.pairs += _join_pairs(node, ctx)
         for arg, clause in _CLAUSES:
             value = node.args.get(arg)
@@ -366,6 +373,14 @@ def _walk(node: exp.Expression, clause: str, items: _Items, ctx: _Ctx) -> None:
         raise AuthorsCodeWouldRaise("their code would raise: ANY / ALL")
     if isinstance(node, exp.DPipe):
         raise AuthorsCodeWouldRaise("their code would raise: || concatenation")
+    if (
+        isinstance(node, exp.Not)
+        and ctx.prefix_not
+        and isinstance(_unwrap(node.this), (exp.In, exp.Like, exp.Between))
+    ):
+        items.o(f"{clause}:not")
+        _walk(node.this, clause, items, ctx)
+        return
     children = list(node.iter_expressions())
     if clause == "orderby" and isinstance(node, exp.Func):
         children = []  # the authors' code reads only plain columns in ORDER BY

@@ -393,6 +393,7 @@ class BrowseScreen(Screen):
 
     @work(thread=True, exclusive=True, group="detail")
     def _detail_worker(self, key: RowKey, row: dict[str, Any]) -> None:
+        from sqltriage.core.sql.authors_match import authors_partial_match
         from sqltriage.core.sql.diff import sql_diff
         from sqltriage.core.sql.partial_match import partial_match
         from sqltriage.core.suggest import stored_suggestions, suggest_causes
@@ -408,7 +409,7 @@ class BrowseScreen(Screen):
         if get_current_worker().is_cancelled:
             return
         breakdown = partial_match(gold, pred, schema)
-        tabs["breakdown"] = render_breakdown(breakdown)
+        tabs["breakdown"] = render_breakdown(breakdown, authors_partial_match(gold, pred, schema))
         tabs["question"] = render_question(row, self.sources.databases.get(row["db_id"]))
         found = stored_suggestions(row.get("suggested_why"))
         if found is None:  # a workspace evaluated before suggestions were stored: from the parses alone
