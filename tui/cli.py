@@ -100,6 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
     p.add_argument(
+        "--features",
+        action="store_true",
+        help="after the metrics, compute the question features if they are not cached yet (spaCy; "
+        "cached for every workspace of this dataset)",
+    )
+    p.add_argument("--pipeline", metavar="NAME", help="spaCy pipeline for question features")
+    p.add_argument(
         "--cluster",
         metavar="ADDRESS",
         help="evaluate on a Dask cluster: a scheduler address (tcp://HOST:PORT) or local:N worker processes "
