@@ -192,8 +192,13 @@ _FEATURES = (
 )
 
 
-def render_question(row: Mapping[str, Any], db_path: Path | None) -> RenderableType:
-    """The question and what the dataset says about it, annotations and inferences told apart."""
+def render_question(
+    row: Mapping[str, Any], db_path: Path | None, features_note: str | None = None
+) -> RenderableType:
+    """The question and what the dataset says about it, annotations and inferences told apart.
+
+    ``features_note`` says why the features are not shown yet (being computed, or unavailable).
+    """
     out = Text()
     out.append(f"#{row.get('index')}  ", style="bold")
     out.append(f"{row.get('db_id')}", style="bold underline")
@@ -239,9 +244,8 @@ def render_question(row: Mapping[str, Any], db_path: Path | None) -> RenderableT
             label, "—" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))
         )
     if not any_feature:
-        return Group(
-            out, Text("not computed for this workspace (no spaCy pipeline, or features off)", style="dim")
-        )
+        note = features_note or "not computed for this workspace (no spaCy pipeline, or features off)"
+        return Group(out, Text(note, style="dim"))
     return Group(out, table)
 
 
