@@ -12,7 +12,7 @@ from sqltriage.core.errors import UsageError
 from sqltriage.core.report import EXEC_METRICS, MATCH_METRICS, export_frame
 
 _FILTER = re.compile(r"^\s*([A-Za-z_]+)\s*(!=|>=|<=|=|~|>|<)\s*(.*?)\s*$")
-NUMERIC = {"index", *EXEC_METRICS, *MATCH_METRICS}
+NUMERIC = {"index", *EXEC_METRICS, *MATCH_METRICS, "ex_reviewed", "reviewed", "tie_sensitive"}
 
 
 def parse_filter(text: str, columns: Sequence[str]) -> pl.Expr:

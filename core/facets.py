@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import polars as pl
 
+from sqltriage.core.gold_audit import REASONS as GOLD_SUSPECT_REASONS
+
 # Facets in sidebar order: (key, label). `tag` and `outcome` are computed, the rest are columns.
 FACETS: tuple[tuple[str, str], ...] = (
     ("model", "model"),
@@ -67,6 +69,11 @@ def outcome_exprs() -> dict[str, pl.Expr]:
         "the official evaluator scores this differently": pl.col("ex_official")
         .ne_missing(pl.col("ex_spider"))
         .fill_null(False),
+        "EX fail only by a row tied at gold's LIMIT (tie-sensitive)": _is("tie_sensitive", 1),
+        **{
+            f"gold suspect: {label}": pl.col("gold_suspect").fill_null("").str.contains(label, literal=True)
+            for label in GOLD_SUSPECT_REASONS.values()
+        },
     }
 
 
