@@ -265,6 +265,26 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
     return memo[db_id]
 
 
+def prepare_neighbours(
+    dataset: Dataset,
+    db_ids: Sequence[str],
+    options: EvalOptions,
+    report: Progress,
+    cancel: threading.Event | None = None,
+) -> None:
+    """Build the neighbours up front, one database after another with progress, so workers find them cached.
+
+    A database that cannot be imitated is left for the workers, which record the reason on its rows.
+    """
+    for done, db_id in enumerate(db_ids):
+        report("neighbours", done, len(db_ids))
+        if cancel is not None and cancel.is_set():
+            return
+        neighbours_of(db_id, dataset, options)
+    report("neighbours", len(db_ids), len(db_ids))
+    _STATE.pop("neighbours", None)  # the parent's memo: workers keep their own
+
+
 def _gold_row(gold: GoldContext) -> dict[str, Any]:
     from sqltriage.core.reasoning import reasoning_for, reasoning_label
     from sqltriage.core.sql.categories import categorize
@@ -557,6 +577,9 @@ def evaluate(
         in_process = not tasks
     chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
     report = progress or (lambda stage, d, t: None)
+    if options.neighbours > 0 and total_pairs:
+        needed = {dataset.examples[i].db_id for i, _, models in tasks if models}
+        prepare_neighbours(dataset, [d for d in dataset.db_ids if d in needed], options, report, cancel)
     report("evaluate", 0, total_pairs)
     done_pairs = 0
 
