@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import polars as pl
 
+from sqltriage.core.gold_audit import REASONS as GOLD_SUSPECT_REASONS
+
 # Facets in sidebar order: (key, label). `tag` and `outcome` are computed, the rest are columns.
 FACETS: tuple[tuple[str, str], ...] = (
     ("model", "model"),
@@ -33,6 +35,7 @@ NONE_VALUE = "(none)"  # the facet value of a row whose column is empty
 NEAR_MISS_PM = 0.9  # EX fails although the query is this close to gold
 LOW_PM = 0.5  # EX passes although the query is this far from gold: maybe right by accident
 SEARCH_COLUMNS = ("question", "gold_sql", "pred_sql")
+TS_FALSE_POSITIVE = "EX pass, fails on a neighbour (EX false positive)"  # needs `eval --neighbours K`
 
 
 def _is(col: str, value: int) -> pl.Expr:
@@ -62,9 +65,15 @@ def outcome_exprs() -> dict[str, pl.Expr]:
         & (pl.col("pm") >= NEAR_MISS_PM).fill_null(False),
         f"EX pass, PM < {LOW_PM} (EX false positive?)": _is("ex", 1)
         & (pl.col("pm") < LOW_PM).fill_null(False),
+        TS_FALSE_POSITIVE: _is("ex_spider", 1) & _is("ex_ts", 0),
         "the official evaluator scores this differently": pl.col("ex_official")
         .ne_missing(pl.col("ex_spider"))
         .fill_null(False),
+        "EX fail only by a row tied at gold's LIMIT (tie-sensitive)": _is("tie_sensitive", 1),
+        **{
+            f"gold suspect: {label}": pl.col("gold_suspect").fill_null("").str.contains(label, literal=True)
+            for label in GOLD_SUSPECT_REASONS.values()
+        },
     }
 
 

@@ -49,6 +49,8 @@ EXAMPLE_COLUMNS: dict[str, type] = {
     "gold_error_kind": str,
     "gold_elapsed": float,
     "gold_rows": int,
+    "gold_suspect": str,  # why the gold is doubtful (gold_audit.REASONS labels, "; "-joined), else NULL
+    "gold_suspect_detail": str,  # the same in sentences, with the tie at its LIMIT when there is one
     "q_words": int,
     "q_tree_depth": int,
     "q_lexical_density": float,
@@ -68,12 +70,18 @@ RESULT_COLUMNS: dict[str, type] = {
     "ex_archer": int,
     "ex_official": int,  # the official Spider evaluator's verdict, quirk for quirk
     "official_quirk": str,  # what makes ex_official differ from ex_spider on this row
+    "tie_sensitive": int,  # 1: differs from gold only by which rows tied at gold's LIMIT it kept
     "em": int,
     "em_spider": int,
     "sm": float,
     "om": float,
     "vm": float,
     "pm": float,
+    "sm_authors": float,  # partial match as the paper's published code computes it (None where it raises)
+    "om_authors": float,
+    "vm_authors": float,
+    "pm_authors": float,
+    "authors_note": str,  # why the *_authors columns are empty ("their code would raise: …")
     "pred_structural": str,
     "pred_operators": str,
     "parse_ok": int,

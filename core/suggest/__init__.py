@@ -36,10 +36,15 @@ def suggest_causes(
     the results, when given, add execution signals.
     """
     g, p = query_facts(gold, schema), query_facts(pred, schema)
-    found = tree_findings(g, p, evidence) if g.ok and p.ok else []
+    found = tree_findings(g, p, evidence, schema) if g.ok and p.ok else []
     if error is None and not p.ok and g.ok:
         error = f"does not parse: {p.error}"
-    return combine(found, exec_signals(gold_result, pred_result), ex=ex, error=error, parsed=p.ok)
+    # a set operator removes duplicates: with one only on one side, duplicates say nothing about DISTINCT
+    dedup_differs = g.ok and p.ok and set(g.set_ops) != set(p.set_ops)
+    signals = exec_signals(gold_result, pred_result)
+    return combine(
+        found, signals, ex=ex, error=error, parsed=p.ok, duplicates_mean_distinct=not dedup_differs
+    )
 
 
 def stored_suggestions(text: str | None) -> list[Suggestion] | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from sqltriage.core.model import Schema
-from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, table_scope
+from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, resolve_column_table, table_scope
 
 AGGREGATES = {exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max"}
 COMPARISON_NAMES = {
@@ -129,7 +129,7 @@ class QueryFacts:
     select: list[SelectItem] = field(default_factory=list)  # the outermost SELECT's items
     select_distinct: bool = False  # the outermost SELECT
     tables: Counter[str] = field(default_factory=Counter)  # every scope
-    table_uses: dict[str, set[str]] = field(default_factory=dict)  # table → clauses its columns appear in
+    table_columns: dict[str, set[str]] = field(default_factory=dict)  # table → its columns used ("*": all)
     joins: list[Join] = field(default_factory=list)
     conjuncts: list[Conjunct] = field(default_factory=list)  # every scope; semi-join links left out
     links: int = 0  # `x IN (SELECT y …)` / `x = (SELECT y …)` / `a.x = b.y` in WHERE: joins in disguise
@@ -138,13 +138,16 @@ class QueryFacts:
     aggregates: Counter[str] = field(default_factory=Counter)  # every scope, plus ORDER BY … LIMIT 1
     distinct_anywhere: int = 0  # SELECT DISTINCT in any scope
     count_distinct: int = 0
+    counts_condition: bool = False  # SUM(cond), SUM(IIF(…)), COUNT(CASE …): rows counted by a condition
     order: list[tuple[str, bool]] = field(default_factory=list)  # outermost: (expression, descending)
+    group_columns: set[str] = field(default_factory=set)  # outermost GROUP BY
     limit: str | None = None
     group_by: int = 0  # scopes with GROUP BY
     having: int = 0
     set_ops: Counter[str] = field(default_factory=Counter)
     nested: int = 0  # subqueries outside FROM
     not_in: int = 0  # NOT IN / NOT EXISTS subqueries (the usual rewrite of EXCEPT)
+    anti_joins: int = 0  # LEFT JOIN … WHERE joined.x IS NULL: NOT IN written as a join
     literals: list[tuple[str, str]] = field(default_factory=list)  # (as written, "str" | "num")
     unknown_functions: list[str] = field(default_factory=list)
     columns: set[str] = field(default_factory=set)  # every column name used anywhere
@@ -157,7 +160,7 @@ def query_facts(query: str | ParsedQuery, schema: Schema | None = None) -> Query
         return QueryFacts(ok=False, error=parsed.error)
     facts = QueryFacts(ok=True)
     try:
-        _collect(parsed.tree, facts)
+        _collect(parsed.tree, facts, schema)
     except (RecursionError, ValueError, AttributeError, TypeError) as exc:  # an odd tree: no facts
         return QueryFacts(ok=False, error=f"cannot be analysed ({type(exc).__name__})")
     return facts
@@ -177,6 +180,8 @@ def norm_sql(node: exp.Expression) -> str:
         col.set("db", None)
     for alias in list(copy.find_all(exp.Alias)):
         alias.replace(alias.this)
+    for ident in copy.find_all(exp.Identifier):
+        ident.set("quoted", False)  # `School`, "School" and School name one column
     text = copy.sql(dialect="sqlite", normalize=True, identify=False)
     return text.lower()
 
@@ -213,7 +218,7 @@ def _select_item(node: exp.Expression) -> SelectItem:
     return SelectItem(text, cols, aggs, fams, arith, distinct, star)
 
 
-def _collect(tree: exp.Expression, facts: QueryFacts) -> None:
+def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> None:
     top = _outermost_select(tree)
     if top is not None:
         facts.select = [_select_item(e) for e in top.expressions]
@@ -224,6 +229,9 @@ def _collect(tree: exp.Expression, facts: QueryFacts) -> None:
         limit = top.args.get("limit")
         if limit is not None and limit.expression is not None:
             facts.limit = limit.expression.sql()
+        group = top.args.get("group")
+        if group is not None:
+            facts.group_columns = {bare(c) for e in group.expressions for c in e.find_all(exp.Column)}
     for node in tree.walk():
         if isinstance(node, exp.Union):
             facts.set_ops["union"] += 1
@@ -235,6 +243,8 @@ def _collect(tree: exp.Expression, facts: QueryFacts) -> None:
             facts.aggregates[AGGREGATES[type(node)]] += 1
             if isinstance(node.this, exp.Distinct):
                 facts.count_distinct += 1
+            if isinstance(node.this, (exp.Predicate, exp.If, exp.Case)):
+                facts.counts_condition = True
         elif isinstance(node, exp.Literal):
             facts.literals.append((node.this, "str" if node.is_string else "num"))
         elif isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
@@ -248,8 +258,8 @@ def _collect(tree: exp.Expression, facts: QueryFacts) -> None:
         if isinstance(node, exp.Select) and node is not tree and _is_nested(node):
             facts.nested += 1
     for select in tree.find_all(exp.Select):
-        _scope(select, facts)
-    facts.not_in = sum(
+        _scope(select, facts, schema)
+    facts.not_in = facts.anti_joins + sum(
         1 for c in facts.conjuncts if c.kind == "subquery" and c.op in ("not in", "not exists")
     )
     _order_as_aggregate(tree, facts)
@@ -271,13 +281,11 @@ def _order_as_aggregate(tree: exp.Expression, facts: QueryFacts) -> None:
         order, limit = select.args.get("order"), select.args.get("limit")
         if order is None or limit is None or limit.expression is None or limit.expression.sql() != "1":
             continue
-        if select.args.get("group"):  # the top group by a count is no min/max of a column
-            continue
         first = order.expressions[0]
         facts.aggregates["max" if first.args.get("desc") else "min"] += 1
 
 
-def _scope(select: exp.Select, facts: QueryFacts) -> None:
+def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None) -> None:
     scope = table_scope(select)
     if select.args.get("distinct"):
         facts.distinct_anywhere += 1
@@ -288,29 +296,35 @@ def _scope(select: exp.Select, facts: QueryFacts) -> None:
     for source in _sources(select):
         if isinstance(source, exp.Table):
             facts.tables[source.name.lower()] += 1
-            facts.table_uses.setdefault(source.name.lower(), set())
+            facts.table_columns.setdefault(source.name.lower(), set())
     for col in select.find_all(exp.Column):
-        if _owner(col) is not select or isinstance(col.this, exp.Star):
+        if _owner(col) is not select:
             continue
-        table = _table_of(col, scope)
+        if isinstance(col.this, exp.Star):
+            tables = [scope.get(col.table.lower())] if col.table else list(scope.values())
+            for t in tables:
+                if t:
+                    facts.table_columns.setdefault(t, set()).add("*")
+            continue
+        table = resolve_column_table(col, scope, [], schema)
         if table:
-            facts.table_uses.setdefault(table, set()).add(_clause_of(col))
-    if len([s for s in _sources(select) if isinstance(s, exp.Table)]) == 1:
-        only = next(s.name.lower() for s in _sources(select) if isinstance(s, exp.Table))
-        for col in select.find_all(exp.Column):
-            if _owner(col) is select and not col.table and not isinstance(col.this, exp.Star):
-                facts.table_uses[only].add(_clause_of(col))
+            facts.table_columns.setdefault(table, set()).add(bare(col))
     for star in select.expressions:
         if isinstance(star, exp.Star):
             for t in scope.values():
                 if t:
-                    facts.table_uses.setdefault(t, set()).add("select")
+                    facts.table_columns.setdefault(t, set()).add("*")
     for join in select.args.get("joins") or []:
         facts.joins.append(_join(join, select, scope))
+    left_joined = {
+        j.this.alias_or_name.lower()
+        for j in select.args.get("joins") or []
+        if (j.args.get("side") or "").lower() == "left" and j.this is not None
+    }
     for clause in ("where", "having"):
         node = select.args.get(clause)
         if node is not None:
-            _conditions(node.this, clause, scope, facts)
+            _conditions(node.this, clause, scope, facts, left_joined)
 
 
 def _sources(select: exp.Select) -> list[exp.Expression]:
@@ -376,21 +390,30 @@ def _join(join: exp.Join, select: exp.Select, scope: dict[str, str | None]) -> J
     return Join(frozenset(tables), frozenset(pairs), kind)
 
 
-def _conditions(node: exp.Expression, clause: str, scope: dict[str, str | None], facts: QueryFacts) -> None:
+def _conditions(
+    node: exp.Expression,
+    clause: str,
+    scope: dict[str, str | None],
+    facts: QueryFacts,
+    left_joined: set[str] = frozenset(),  # type: ignore[assignment]
+) -> None:
     if isinstance(node, exp.Paren):
-        _conditions(node.this, clause, scope, facts)
+        _conditions(node.this, clause, scope, facts, left_joined)
         return
     if isinstance(node, exp.And):
-        _conditions(node.this, clause, scope, facts)
-        _conditions(node.expression, clause, scope, facts)
+        _conditions(node.this, clause, scope, facts, left_joined)
+        _conditions(node.expression, clause, scope, facts, left_joined)
         return
     if isinstance(node, exp.Or):
         facts.ors += 1
         for part in node.flatten():
-            _conditions(part, clause, scope, facts)
+            _conditions(part, clause, scope, facts, left_joined)
         return
     conj = _conjunct(node, clause)
     if conj is None:
+        return
+    if _anti_join(conj, node, left_joined):
+        facts.anti_joins += 1  # rows of the left side with no partner: NOT IN written as a join
         return
     if conj.op in ("in", "not in") and conj.kind in ("str", "num"):
         # `c IN ('x', 'y')` says what `c = 'x' OR c = 'y'` says: one equality per value
@@ -410,6 +433,14 @@ def _conditions(node: exp.Expression, clause: str, scope: dict[str, str | None],
     facts.conjuncts.append(conj)
 
 
+def _anti_join(conj: Conjunct, node: exp.Expression, left_joined: set[str]) -> bool:
+    """`joined.x IS NULL` where `joined` is the right side of a LEFT JOIN."""
+    if conj.op != "is null" or not isinstance(node, exp.Is) or not isinstance(node.this, exp.Column):
+        return False
+    qualifier = node.this.table.lower()
+    return qualifier in left_joined if qualifier else bool(left_joined)
+
+
 def _is_link(node: exp.Expression) -> bool:
     """`x IN (SELECT y …)` or `x = (SELECT y …)` with a bare column y: a semi-join, not a filter."""
     sub = node.find(exp.Select)
@@ -417,7 +448,7 @@ def _is_link(node: exp.Expression) -> bool:
         return False
     item = sub.expressions[0]
     item = item.this if isinstance(item, exp.Alias) else item
-    return isinstance(item, exp.Column) and not sub.args.get("group") and not sub.args.get("limit")
+    return isinstance(item, exp.Column)
 
 
 def _conjunct(node: exp.Expression, clause: str) -> Conjunct | None:
@@ -437,6 +468,8 @@ def _conjunct(node: exp.Expression, clause: str) -> Conjunct | None:
     fams = frozenset(f for n in left.walk() if (f := _family(n)))
     col = left if isinstance(left, exp.Column) else left.find(exp.Column)
     column = bare(col) if col is not None and not isinstance(col.this, exp.Star) else norm_sql(left)
+    if type(left) in AGGREGATES:  # HAVING count(x) > 1: the aggregate is the subject, as a SELECT item is
+        column = _select_item(left).text
     if op == "is":
         op = "is not null" if negated or isinstance(node.expression, exp.Not) else "is null"
         return Conjunct(column, op, "null", "null", clause, text, fams)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqltriage.core.suggest.exec_signals import ExecSignals, error_causes
 from sqltriage.core.suggest.suggestion import GATE, Suggestion, merge, ranked
 
+WEAK = 0.4  # a doubtful difference: shown only when the results differ and nothing surer explains it
 STRONG = 0.6  # a structural finding this sure survives a passing EX as evidence of a false positive
 
 
@@ -21,6 +22,7 @@ def combine(
     ex: int | None,
     error: str | None,
     parsed: bool,
+    duplicates_mean_distinct: bool = True,
 ) -> list[Suggestion]:
     """The suggestions shown for one row, most confident first, nothing under the gate."""
     out = list(found)
@@ -36,7 +38,7 @@ def combine(
             return ranked([Suggestion("Evaluation: EX false positive", why, 0.95), *strong])
         return []
     if signals is not None and ex == 0:
-        out = _with_results(out, signals)
+        out = _with_results(out, signals, duplicates_mean_distinct)
     return ranked(out)
 
 
@@ -47,7 +49,9 @@ def _boost(found: list[Suggestion], tag: str, by: float, why: str) -> list[Sugge
     ]
 
 
-def _with_results(found: list[Suggestion], sig: ExecSignals) -> list[Suggestion]:
+def _with_results(
+    found: list[Suggestion], sig: ExecSignals, duplicates_mean_distinct: bool
+) -> list[Suggestion]:
     out = list(found)
     tags = {s.tag for s in merge(out).values() if s.confidence >= GATE}
     if sig.pred_cols > sig.gold_cols:
@@ -58,7 +62,7 @@ def _with_results(found: list[Suggestion], sig: ExecSignals) -> list[Suggestion]
         why = f"the prediction returns {sig.pred_cols} columns, gold {sig.gold_cols}"
         out = _boost(out, "Attribute: missing", 0.1, why)
         out.append(Suggestion("Attribute: missing", why, 0.7))
-    elif sig.same_set and sig.pred_rows != sig.gold_rows:
+    elif sig.same_set and sig.pred_rows != sig.gold_rows and duplicates_mean_distinct:
         why = (
             f"the same rows, {sig.gold_rows} in gold and {sig.pred_rows} in the prediction: duplicates differ"
         )
@@ -75,8 +79,13 @@ def _with_results(found: list[Suggestion], sig: ExecSignals) -> list[Suggestion]
         out = _boost(out, "Value: mismatch", 0.05, why)
         out = _boost(out, "Value: data format", 0.05, why)
     if not tags and not any(s.confidence >= GATE for s in out) and sig.pred_cols == sig.gold_cols:
-        why = (
-            "the results differ but the queries differ in nothing the engine weighs: check for ties or order"
-        )
-        out.append(Suggestion("Evaluation: EX false negative (equivalent query)", why, 0.5))
+        weak = [s for s in merge(out).values() if s.confidence >= WEAK]
+        if weak:  # the results differ: the best of the doubtful differences becomes the likely cause
+            best = max(weak, key=lambda s: s.confidence)
+            out.append(Suggestion(best.tag, f"{best.reason}; the results differ and nothing else does", 0.55))
+        else:
+            why = (
+                "the results differ but the queries differ in nothing the engine weighs: check ties and order"
+            )
+            out.append(Suggestion("Evaluation: EX false negative (equivalent query)", why, 0.5))
     return out

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from sqltriage.core.model import Schema
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem
 from sqltriage.core.suggest.suggestion import Suggestion
 
@@ -24,10 +25,12 @@ def _names(items: Iterable[str]) -> str:
     return ", ".join(sorted(items))
 
 
-def tree_findings(gold: QueryFacts, pred: QueryFacts, evidence: str | None = None) -> list[Suggestion]:
+def tree_findings(
+    gold: QueryFacts, pred: QueryFacts, evidence: str | None = None, schema: Schema | None = None
+) -> list[Suggestion]:
     """Every candidate cause the two parses show, each with its confidence (not yet gated or ranked)."""
-    out: list[Suggestion] = []
-    for rule in (_tables, _joins, _select, _functions, _aggregates, _distinct, _order, _clauses, _subqueries):
+    out: list[Suggestion] = _tables(gold, pred, schema)
+    for rule in (_joins, _select, _functions, _aggregates, _distinct, _order, _clauses, _subqueries):
         out += rule(gold, pred)
     out += _conditions(gold, pred, evidence or "")
     return out
@@ -36,7 +39,29 @@ def tree_findings(gold: QueryFacts, pred: QueryFacts, evidence: str | None = Non
 # --- tables and joins ------------------------------------------------------------------------------------
 
 
-def _tables(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+def _join_columns(table: str, f: QueryFacts) -> set[str]:
+    return {
+        c.split(".", 1)[1] for j in f.joins for pair in j.pairs for c in pair if c.startswith(f"{table}.")
+    }
+
+
+def _only_joined(table: str, f: QueryFacts) -> bool:
+    """The query uses no column of the table beyond those it joins on (equal to the partner's anyway)."""
+    return f.table_columns.get(table, set()) <= _join_columns(table, f)
+
+
+def _joined_by_its_key(table: str, f: QueryFacts, schema: Schema | None) -> bool:
+    """The table is joined through its own key, so each row of the other side meets at most one of its rows:
+    the join can drop rows (a filter) but never repeat them."""
+    keys = {c.lower() for t, c in (schema.primary_keys if schema else ()) if t.lower() == table}
+    if not keys:  # no schema: the usual key names (`id`, `document_id` for documents)
+        stems = {table, table.removesuffix("s")}
+        keys = {"id"} | {f"{stem}{sep}id" for stem in stems for sep in ("", "_")}
+    cols = _join_columns(table, f)
+    return bool(cols) and cols <= keys
+
+
+def _tables(g: QueryFacts, p: QueryFacts, schema: Schema | None = None) -> list[Suggestion]:
     gold_only, pred_only = set(g.tables) - set(p.tables), set(p.tables) - set(g.tables)
     if gold_only and pred_only:
         return [
@@ -46,17 +71,19 @@ def _tables(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         ]
     if gold_only:
         # a table whose columns gold uses only to join it filters rows at most: often a harmless omission
-        only_joined = all(g.table_uses.get(t, set()) <= {"join"} for t in gold_only)
-        conf = 0.45 if only_joined else 0.8
+        # unless gold counts rows the join can repeat (the table is not joined through its key)
+        only_joined = all(_only_joined(t, g) for t in gold_only)
+        filters_only = all(_joined_by_its_key(t, g, schema) for t in gold_only)
+        conf = 0.45 if only_joined and (filters_only or not (g.aggregates or g.group_by)) else 0.8
         return [
             Suggestion("Table: missing", f"gold reads {_names(gold_only)}, the prediction does not", conf)
         ]
     if pred_only:
-        return [
-            Suggestion(
-                "Table: redundant", f"the prediction also reads {_names(pred_only)}, gold does not", 0.7
-            )
-        ]
+        # a table joined through its own key, used for nothing else, can drop rows without a partner, no more
+        only_joined = all(_only_joined(t, p) for t in pred_only)
+        filters_only = only_joined and all(_joined_by_its_key(t, p, schema) for t in pred_only)
+        why = f"the prediction also reads {_names(pred_only)}, gold does not"
+        return [Suggestion("Table: redundant", why, 0.45 if filters_only else 0.7)]
     return []
 
 
@@ -69,7 +96,8 @@ def _joins(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     g_kinds = Counter(j.kind for j in g.joins if j.kind != "cross")
     p_kinds = Counter(j.kind for j in p.joins if j.kind != "cross")
     outer = {"left", "right", "full"}
-    if g_kinds and p_kinds and (set(g_kinds) & outer) != (set(p_kinds) & outer):
+    anti = g.anti_joins or p.anti_joins  # a LEFT JOIN that finds rows without a partner is a NOT IN
+    if g_kinds and p_kinds and not anti and (set(g_kinds) & outer) != (set(p_kinds) & outer):
         out.append(
             Suggestion(
                 "Table: join type",
@@ -126,28 +154,36 @@ def _select(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
             Suggestion("Attribute: redundant", f"the prediction also selects {', '.join(extra)}", conf)
         )
     elif len(gold_left) > len(pred_left):
-        missing = [x.text for x in gold_left[len(pred_left) :]]
-        out.append(Suggestion("Attribute: missing", f"gold also selects {', '.join(missing)}", 0.8))
+        rest = gold_left[len(pred_left) :]
+        shown = set().union(*(x.columns for x in p.select)) if p.select else set()
+        # columns the prediction shows inside another item (first_name || ' ' || last_name) are not missing
+        conf = 0.45 if all(x.columns and x.columns <= shown for x in rest) else 0.8
+        out.append(
+            Suggestion("Attribute: missing", f"gold also selects {', '.join(x.text for x in rest)}", conf)
+        )
     return out
 
 
 def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     what = f"gold selects {gi.text}, the prediction {pi.text}"
-    if gi.columns == pi.columns or (gi.columns & pi.columns):
+    counted = bool(gi.aggregates and pi.aggregates) and (not gi.columns or not pi.columns)
+    if gi.columns == pi.columns or (gi.columns & pi.columns) or counted:
         if set(gi.aggregates) != set(pi.aggregates):
             if _order_equivalent(gi, pi, g, p):
                 return []
+            if _counting_idiom(gi, pi):
+                return [Suggestion("Function: aggregate", what, 0.4)]
             return [
                 Suggestion("Function: aggregate", what, 0.85 if gi.aggregates and pi.aggregates else 0.75)
             ]
-        if gi.distinct != pi.distinct:
-            return [Suggestion("Other: DISTINCT", what, 0.85)]
+        if gi.distinct != pi.distinct:  # an extra DISTINCT in a count is often harmless, a missing one not
+            return [Suggestion("Other: DISTINCT", what, 0.85 if gi.distinct else 0.45)]
         found = []
         for fam in sorted(gi.families ^ pi.families):
             found.append(Suggestion(f"Function: {fam}", what, 0.75 if fam != "date/time" else 0.6))
         if not found and sorted(gi.arithmetic) != sorted(pi.arithmetic):
             found.append(Suggestion("Function: math", what, 0.7))
-        if not found and gi.columns != pi.columns:
+        if not found and gi.columns != pi.columns and gi.columns and pi.columns:
             found.append(Suggestion("Attribute: mismatch", what, 0.7))
         return found
     if gi.aggregates and pi.aggregates and set(gi.aggregates) != set(pi.aggregates):
@@ -158,6 +194,13 @@ def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> 
     if gi.aggregates and not pi.aggregates and not pi.columns:
         return [Suggestion("Function: aggregate", what, 0.6)]
     return [Suggestion("Attribute: mismatch", what, 0.8)]
+
+
+def _counting_idiom(gi: SelectItem, pi: SelectItem) -> bool:
+    """SUM(cond) / SUM(IIF(cond, 1, 0)) and COUNT(CASE WHEN cond THEN 1 END) count the same rows."""
+    return set(gi.aggregates) ^ set(pi.aggregates) <= {"sum", "count"} and (
+        "conditional" in gi.families | pi.families or "=" in gi.text + pi.text
+    )
 
 
 def _order_equivalent(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> bool:
@@ -200,22 +243,52 @@ def _kept(c: Conjunct, other: QueryFacts) -> bool:
     `x = (SELECT max(x) …)` when the other side picks the top row with ORDER BY … LIMIT 1."""
     if c.clause == "having" and not other.having:
         return False
-    if c.kind == "subquery" and c.op in ("not in", "not exists") and other.set_ops["except"]:
-        return False  # EXCEPT on the other side says the same
+    if (
+        c.kind == "subquery"
+        and c.op in ("not in", "not exists")
+        and (other.set_ops["except"] or other.anti_joins)
+    ):
+        return False  # EXCEPT, or LEFT JOIN … IS NULL, on the other side says the same
     return not (c.kind == "subquery" and _PICK.search(c.text) and other.limit == "1" and other.order)
+
+
+def _subject(c: Conjunct) -> str:
+    """What a condition tests, with COUNT(x) / COUNT(DISTINCT x) read as COUNT(*) (DISTINCT has its rule)."""
+    return "count(*)" if c.column.startswith("count(") else c.column
+
+
+def _unique(conjuncts: list[Conjunct], gold_keys: set[tuple[str, str, str]]) -> list[Conjunct]:
+    """The prediction repeating one of gold's filters in several nested lookups adds no filter: count it once.
+    (Gold's repeated filters all count: a copy the prediction lacks leaves a scope unfiltered.)"""
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for c in conjuncts:
+        key = (c.column, c.op, c.value)
+        if key not in seen or key not in gold_keys:
+            out.append(c)
+        seen.add(key)
+    return out
+
+
+def _shares_word(a: str, b: str) -> bool:
+    words = set(re.findall(r"\w{4,}", a.lower()))
+    return bool(words & set(re.findall(r"\w{4,}", b.lower())))
 
 
 def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]:
     gold_left = [c for c in g.conjuncts if _kept(c, p)]
-    pred_left = [c for c in p.conjuncts if _kept(c, g)]
+    gold_keys = {(c.column, c.op, c.value) for c in gold_left}
+    pred_left = _unique([c for c in p.conjuncts if _kept(c, g)], gold_keys)
     for c in list(gold_left):
-        match = next((x for x in pred_left if (x.column, x.op, x.value) == (c.column, c.op, c.value)), None)
+        key = (_subject(c), c.op, c.value)
+        match = next((x for x in pred_left if (_subject(x), x.op, x.value) == key), None)
         if match is not None:
             gold_left.remove(c)
             pred_left.remove(match)
     out: list[Suggestion] = []
+    joined = {pair for f in (g, p) for j in f.joins for pair in _join_key(j.pairs)}
     for c in list(gold_left):  # the same column on both sides: compare operator and value
-        match = next((x for x in pred_left if x.column == c.column and x.clause == c.clause), None)
+        match = next((x for x in pred_left if _subject(x) == _subject(c) and x.clause == c.clause), None)
         if match is None:
             continue
         gold_left.remove(c)
@@ -228,6 +301,8 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         if match is not None and c.kind in ("str", "num"):
             gold_left.remove(c)
             pred_left.remove(match)
+            if frozenset((c.column, match.column)) in joined:
+                continue  # the two columns are joined: testing either is the same test
             out.append(
                 Suggestion("Attribute: mismatch", f"gold tests {c.text}, the prediction {match.text}", 0.8)
             )
@@ -236,9 +311,11 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             continue
         gold_left.remove(c)
         pred_left.remove(x)
-        out.append(
-            Suggestion("Condition: explicit mismatch", f"gold tests {c.text}, the prediction {x.text}", 0.6)
-        )
+        # two nested lookups, or one entity named through another column ('Silverstone Circuit' by name,
+        # 'silverstone' by reference), are as often the same filter as not: below the gate
+        unsure = "subquery" in (c.kind, x.kind) or _shares_word(c.value, x.value)
+        why = f"gold tests {c.text}, the prediction {x.text}"
+        out.append(Suggestion("Condition: explicit mismatch", why, 0.45 if unsure else 0.6))
     for c in gold_left:
         if c.op == "is not null":
             out.append(Suggestion("Condition: implicit missing", f"gold also requires {c.text}", 0.8))
@@ -262,6 +339,8 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         return []  # the nested queries are compared by the other rules
     out: list[Suggestion] = []
     same_value = c.value == x.value
+    if _same_test(c, x):
+        return []
     if c.op != x.op:
         if {c.op, x.op} <= {"=", "in"} and (same_value or _core(c.value) == _core(x.value)):
             return []
@@ -284,9 +363,21 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
     return out
 
 
+def _same_test(c: Conjunct, x: Conjunct) -> bool:
+    """`n >= 2` is `n > 1` on whole numbers; `LIKE 'korea'` (no wildcard) is `= 'Korea'` up to case."""
+    if c.kind == x.kind == "num" and c.value.lstrip("-").isdigit() and x.value.lstrip("-").isdigit():
+        a, b = int(c.value), int(x.value)
+        ops = {c.op: a, x.op: b}
+        for strict, loose, step in ((">", ">=", 1), ("<", "<=", -1)):
+            if set(ops) == {strict, loose} and ops[loose] == ops[strict] + step:
+                return True
+    like = {c.op, x.op} == {"like", "="} and not any(ch in c.value + x.value for ch in "%_")
+    return like and c.value.lower() == x.value.lower()
+
+
 def _logical(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     if g.ors == p.ors:
-        if g.set_ops["intersect"] > p.set_ops["intersect"] and _same_column_twice(p):
+        if g.set_ops["intersect"] > p.set_ops["intersect"] and _same_column_twice(p) and not p.links:
             return [Suggestion("Operator: logical", "the prediction ANDs what gold intersects", 0.6)]
         return []
     more, fewer = (p, g) if p.ors > g.ors else (g, p)
@@ -315,8 +406,8 @@ def _functions(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
             out.append(Suggestion("Other: other", f"SQLite has no {name}() function", 0.85))
     for fam in sorted(set(g.families) | set(p.families)):
         has_g, has_p = g.families[fam] > 0, p.families[fam] > 0
-        if has_g == has_p:
-            continue
+        if has_g == has_p or (fam == "conditional" and g.counts_condition and p.counts_condition):
+            continue  # (CASE / IIF as one of two ways to count rows by a condition)
         side = "gold" if has_g else "the prediction"
         reason = f"only {side} uses a {fam} function"
         conf = {"window": 0.85, "string": 0.6, "math": 0.6, "conditional": 0.55, "date/time": 0.45}.get(
@@ -332,6 +423,8 @@ def _functions(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
 def _aggregates(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     gold_only = set(g.aggregates) - set(p.aggregates)
     pred_only = set(p.aggregates) - set(g.aggregates)
+    if (gold_only | pred_only) <= {"sum", "count"} and g.counts_condition and p.counts_condition:
+        return []  # SUM(cond) / SUM(IIF(cond, 1, 0)) and COUNT(CASE WHEN cond …) count the same rows
     if gold_only and pred_only:
         why = f"gold uses {_names(gold_only)}, the prediction {_names(pred_only)}"
         return [Suggestion("Function: aggregate", why, 0.8)]
@@ -344,8 +437,9 @@ def _aggregates(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
 
 def _distinct(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     if g.count_distinct != p.count_distinct:
-        side = "gold" if g.count_distinct > p.count_distinct else "the prediction"
-        return [Suggestion("Other: DISTINCT", f"only {side} counts DISTINCT values", 0.8)]
+        more = g.count_distinct > p.count_distinct
+        side = "gold" if more else "the prediction"
+        return [Suggestion("Other: DISTINCT", f"only {side} counts DISTINCT values", 0.8 if more else 0.45)]
     if g.select_distinct != p.select_distinct:
         side = "gold" if g.select_distinct else "the prediction"
         return [
@@ -377,6 +471,11 @@ def _top_pick(f: QueryFacts, other: QueryFacts) -> bool:
     return f.limit == "1" and bool(f.order) and bool(other.aggregates.keys() & {"max", "min"})
 
 
+def _having_pick(f: QueryFacts, other: QueryFacts) -> bool:
+    """`HAVING count(*) = (SELECT max(…) …)` picks what the other side's `ORDER BY count(*) … LIMIT 1` picks."""
+    return other.limit == "1" and any(c.clause == "having" and _PICK.search(c.text) for c in f.conjuncts)
+
+
 def _clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     out: list[Suggestion] = []
     missing, extra = [], []
@@ -384,9 +483,15 @@ def _clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         missing.append("GROUP BY")
     elif p.group_by and not g.group_by:
         extra.append("GROUP BY")
+    if g.group_columns and p.group_columns and not g.group_columns <= p.group_columns:
+        # grouping by a name instead of its id, or by the other end of a join, is usually the same grouping
+        joined = {c for j in p.joins for pair in _join_key(j.pairs) for c in pair if len(pair) == 2}
+        if not (g.group_columns | p.group_columns) <= joined:
+            why = f"gold groups by {_names(g.group_columns)}, the prediction by {_names(p.group_columns)}"
+            out.append(Suggestion("Attribute: mismatch", why, 0.45))
     if g.having and not p.having:
         missing.append("HAVING")
-    elif p.having and not g.having:
+    elif p.having and not g.having and not _having_pick(p, g):
         extra.append("HAVING")
     if g.limit and not p.limit and not _top_pick(g, p):
         missing.append("ORDER BY / LIMIT")
@@ -396,6 +501,8 @@ def _clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         if g.set_ops[op] > p.set_ops[op]:
             if op == "except" and p.not_in:
                 continue  # NOT IN / NOT EXISTS is the usual way to write EXCEPT
+            if op == "intersect" and p.links:
+                continue  # … and IN (SELECT …) the usual way to write INTERSECT
             missing.append(op.upper())
         elif p.set_ops[op] > g.set_ops[op] and not (op == "except" and g.not_in):
             extra.append(op.upper())
@@ -408,7 +515,9 @@ def _clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
 
 
 def _subqueries(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
-    filters = [c for c in g.conjuncts if c.kind == "subquery"]
+    filters = [
+        c for c in g.conjuncts if c.kind == "subquery" and not (c.op.startswith("not") and p.anti_joins)
+    ]
     if g.nested and not p.nested and filters and not g.set_ops:
         return [Suggestion("Subquery: missing", f"gold filters with a nested query: {filters[0].text}", 0.65)]
     return []

@@ -64,7 +64,9 @@ def ts_columns(gold: Any, pred_sql: str, options: Any, ex_spider: int | None) ->
     for nb in gold.neighbours:
         if not nb.usable:
             continue
-        there = replace(gold, db_path=nb.path, result=nb.result, spider_result=nb.spider_result)
+        there = replace(
+            gold, db_path=nb.path, result=nb.result, spider_result=nb.spider_result, official_result=None
+        )
         outcomes, _ = _execute_pair(there, pred_sql, options)
         verdict = outcomes.get("ex_spider")
         if verdict is None:

@@ -71,7 +71,8 @@ def _resolve(data: Path, dataset: str, source: str, index: int) -> tuple:
     if dataset == "bird":
         ex = _json(data / "bird_dev" / "dev.json")[index]
         raw = _json(data / "bird_dev" / "predict_dev_chatgpt_kg.json")[str(index)]
-        return ex["SQL"], raw.split("\t----- bird -----\t")[0], ex.get("evidence"), None, None
+        schema = _bird_schemas(data / "bird_dev" / "dev_tables.json").get(ex["db_id"])
+        return ex["SQL"], raw.split("\t----- bird -----\t")[0], ex.get("evidence"), None, schema
     if dataset == "archer":
         ex = _json(data / "archer" / "train.json")[index]
         db = data / "archer" / "database" / ex["db_id"] / f"{ex['db_id']}.sqlite"
@@ -88,6 +89,13 @@ def _json(path: Path) -> object:
 @cache
 def _lines(path: Path) -> list[str]:
     return path.read_text().split("\n")
+
+
+@cache
+def _bird_schemas(path: Path) -> dict[str, Schema]:
+    from sqltriage.core.datasets.schema import load_tables_json
+
+    return load_tables_json(path)
 
 
 @cache

@@ -15,6 +15,7 @@ from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.evaluate import EvalOptions, evaluate
 from sqltriage.core.exec_compare import execution_outcomes
 from sqltriage.core.execution import execute
+from sqltriage.core.model import Column, Schema, Table
 from sqltriage.core.report import load_frame
 from sqltriage.core.suggest import Suggestion, format_suggested, stored_suggestions, suggest_causes
 from sqltriage.core.taxonomy import load_taxonomy
@@ -106,6 +107,28 @@ EQUIVALENT = [
     ),
     ("SELECT max(age) FROM dogs", "SELECT age FROM dogs ORDER BY age DESC LIMIT 1"),
     ("SELECT a FROM t WHERE c = 'x' OR c = 'y'", "SELECT a FROM t WHERE c IN ('x', 'y')"),
+    (
+        "SELECT name FROM shop WHERE shop_id NOT IN (SELECT shop_id FROM hiring)",
+        "SELECT shop.name FROM shop LEFT JOIN hiring ON shop.shop_id = hiring.shop_id WHERE hiring.emp_id IS NULL",
+    ),
+    (
+        "SELECT town FROM teacher GROUP BY town HAVING count(*) >= 2",
+        "SELECT town FROM teacher GROUP BY town HAVING count(*) > 1",
+    ),
+    ("SELECT d FROM p WHERE txt LIKE 'korea'", "SELECT d FROM p WHERE txt = 'Korea'"),
+    (
+        "SELECT a FROM f WHERE src = 'APG' INTERSECT SELECT a FROM f WHERE src = 'CVO'",
+        "SELECT a FROM f WHERE a IN (SELECT a FROM f WHERE src = 'APG') AND a IN (SELECT a FROM f WHERE src = 'CVO')",
+    ),
+    (
+        "SELECT document_id, count(*) FROM paragraphs GROUP BY document_id",
+        "SELECT d.document_id, count(p.paragraph_id) FROM documents AS d JOIN paragraphs AS p "
+        "ON d.document_id = p.document_id GROUP BY d.document_id",
+    ),
+    (
+        "SELECT CAST(SUM(gender = 'M') AS REAL) * 100 / COUNT(id) FROM client",
+        "SELECT CAST(COUNT(CASE WHEN gender = 'M' THEN 1 END) AS REAL) * 100 / COUNT(*) FROM client",
+    ),
 ]
 
 
@@ -128,6 +151,23 @@ def test_every_tag_is_a_cause_of_the_default_taxonomy_ranked_and_unique() -> Non
         assert all(tax.by_tag(s.tag) is not None for s in found)
         assert len({s.tag for s in found}) == len(found) <= 3
         assert [s.confidence for s in found] == sorted((s.confidence for s in found), reverse=True)
+
+
+def test_a_table_joined_through_its_key_only_filters() -> None:
+    """Joining a table through its primary key cannot repeat rows: with the key known, no "redundant" table."""
+    gold = "SELECT count(*) FROM flights WHERE destairport = 'APG'"
+    pred = (
+        "SELECT count(*) FROM flights AS f JOIN airports AS a ON f.destairport = a.airportcode "
+        "WHERE a.airportcode = 'APG'"
+    )
+    tables = (
+        Table("flights", (Column("flightno"), Column("destairport"))),
+        Table("airports", (Column("airportcode"), Column("city"))),
+    )
+    keyed = Schema("flight", tables, primary_keys=(("airports", "airportcode"),))
+    assert suggest_causes(gold, pred, schema=keyed) == []
+    unkeyed = [s.tag for s in suggest_causes(gold, pred, schema=Schema("flight", tables))]
+    assert unkeyed == ["Table: redundant"]
 
 
 def test_evidence_raises_confidence_in_the_stated_value() -> None:

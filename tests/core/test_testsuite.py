@@ -179,9 +179,17 @@ def test_changing_k_or_the_seed_recomputes(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     _, dataset, preds = shops_inputs(tmp_path)
     n = len(dataset.examples) * len(preds)
+    stages: list[tuple[str, int, int]] = []
     with Workspace.open(tmp_path / "w.db") as ws:
-        first = evaluate(dataset, preds, ws, EvalOptions(jobs=1, features=False, neighbours=2))
+        first = evaluate(
+            dataset,
+            preds,
+            ws,
+            EvalOptions(jobs=1, features=False, neighbours=2),
+            progress=lambda *s: stages.append(s),
+        )
         assert first.computed == n
+        assert ("neighbours", 1, 1) in stages, "the neighbours are built up front, with progress"
         assert evaluate(dataset, preds, ws, EvalOptions(jobs=1, features=False, neighbours=2)).computed == 0
         again = evaluate(dataset, preds, ws, EvalOptions(jobs=1, features=False, neighbours=2, seed=5))
         assert again.computed == n
@@ -255,3 +263,20 @@ def test_cli_builds_neighbours_and_eval_exports_ex_ts(tmp_path: Path, monkeypatc
     rows = list(csv.DictReader((tmp_path / "o.csv").open()))
     assert rows and {r["model"] for r in rows} == {"coincidence"}
     assert all(Path(r["ts_witness"]).parent == folder for r in rows)
+
+
+def test_outcome_facet_picks_the_rows_a_neighbour_refutes(tmp_path: Path, monkeypatch) -> None:
+    from sqltriage.core import facets
+    from sqltriage.core.report import load_frame
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    _, dataset, preds = shops_inputs(tmp_path)
+    with Workspace.open(tmp_path / "w.db") as ws:
+        evaluate(dataset, preds, ws, EvalOptions(jobs=1, features=False, neighbours=10))
+        frame = load_frame(ws)
+    picked = facets.apply(
+        facets.prepare(frame), facets.Filters().toggled("outcome", facets.TS_FALSE_POSITIVE)
+    )
+    assert picked.height == 2
+    assert set(picked.get_column("model")) == {"coincidence"}
+    assert (picked.get_column("ex") == 1).all() and (picked.get_column("ex_ts") == 0).all()

@@ -47,10 +47,15 @@ def error_rate(row: dict[str, Any], metric: str) -> float | None:
     return None if value is None else 1.0 - float(value)
 
 
+_COUNTS = ("official_differs", "reviewed")
+
+
 def model_table(models: Sequence[dict[str, Any]], ex_mode: str) -> Table:
     """Metrics per model; `EX official` joins when the official evaluator scores some row differently."""
     keys = ["va", "ex", "em", "pm", "sm", "om", "vm"]
     labels = {"va": "VA", "ex": "EX", "em": "EM", "pm": "PM", "sm": "SM", "om": "OM", "vm": "VM"}
+    keys[2:2] = ["ex_reviewed", "reviewed"]  # raw and reviewed EX side by side, with the rows reviewed
+    labels |= {"ex_reviewed": "EX reviewed", "reviewed": "reviewed"}
     if any(m.get("official_differs") for m in models):
         keys[2:2] = ["ex_official", "official_differs"]
         labels |= {"ex_official": "EX official", "official_differs": "≠ official"}
@@ -60,11 +65,26 @@ def model_table(models: Sequence[dict[str, Any]], ex_mode: str) -> Table:
     for k in keys:
         t.add_column(labels[k], justify="right")
     for m in models:
-        cells = [
-            "—" if m.get(k) is None else (f"{m[k]:,}" if k == "official_differs" else f"{m[k]:.3f}")
-            for k in keys
-        ]
+        cells = ["—" if m.get(k) is None else (f"{m[k]:,}" if k in _COUNTS else f"{m[k]:.3f}") for k in keys]
         t.add_row(m["model"], f"{m['n']:,}", *cells)
+    return t
+
+
+def ts_table(models: Sequence[dict[str, Any]]) -> Table:
+    """EX (spider) next to EX on the neighbour databases, and the gap: how much EX owes to coincidence."""
+    t = Table(title="EX vs semantic EX on neighbour databases (TS)", title_justify="left", expand=False)
+    for col in ("model", "EX", "TS", "EX − TS", "rows"):
+        t.add_column(col, justify="left" if col == "model" else "right")
+    for m in models:
+        ex, ts = m.get("ex_spider"), m.get("ex_ts")
+        gap = None if ex is None or ts is None else ex - ts
+        t.add_row(
+            m["model"],
+            "—" if ex is None else f"{ex:.3f}",
+            "—" if ts is None else f"{ts:.3f}",
+            "—" if gap is None else f"{gap:.3f}",
+            f"{m.get('ex_ts_n') or 0:,}",
+        )
     return t
 
 
@@ -150,6 +170,8 @@ def summary_renderable(
     """The whole metrics tab for one metric: models, each facet's chart, error sources, tags."""
     models = [m["model"] for m in report["models"]]
     parts: list[RenderableType] = [model_table(report["models"], ex_mode), Text("")]
+    if any(m.get("ex_ts_n") for m in report["models"]):
+        parts += [ts_table(report["models"]), Text("")]
     for facet, rows in report["breakdowns"].items():
         if rows:
             parts += [facet_chart(rows, models, facet, metric), Text("")]

@@ -15,6 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from sqltriage.core.execution import EX_MODES, ExecResult, PairRun
+from sqltriage.core.gold_audit import Tie, tie_sensitive
+from sqltriage.core.sql.authors_match import AuthorsMatch
 from sqltriage.core.sql.diff import EQUAL, GOLD_ONLY, SqlDiff
 from sqltriage.core.sql.partial_match import ComponentDiff, MatchBreakdown
 from sqltriage.core.suggest import Suggestion
@@ -40,12 +42,18 @@ def _verdict(v: int | None) -> Text:
 # --- breakdown --------------------------------------------------------------------------------------
 
 
-def render_breakdown(b: MatchBreakdown) -> RenderableType:
-    """Scores per subquery and, per component, the items only gold or only the prediction has."""
+def render_breakdown(b: MatchBreakdown, authors: AuthorsMatch | None = None) -> RenderableType:
+    """Scores per subquery and, per component, the items only gold or only the prediction has.
+
+    `authors`: the same measures as the paper's published code computes them, shown under ours when they
+    differ (or when that code would raise).
+    """
     head = Text()
     for name, value in (("SM", b.sm), ("OM", b.om), ("VM", b.vm), ("PM", b.pm)):
         head.append(f"{name} {_score(value)}   ", style="bold")
     parts: list[RenderableType] = [head]
+    if authors is not None and (line := _authors_line(b, authors)) is not None:
+        parts.append(line)
     if b.error:
         parts.append(Text(b.error, style="red"))
     for sub in b.subqueries:
@@ -71,6 +79,21 @@ def render_breakdown(b: MatchBreakdown) -> RenderableType:
             table.caption = "the prediction has no subquery here"
         parts.append(table)
     return Group(*parts)
+
+
+def _authors_line(b: MatchBreakdown, a: AuthorsMatch) -> Text | None:
+    if a.raises:
+        return Text(f"paper's code: {a.raises}", style="dim")
+    ours = (b.sm, b.om, b.vm, b.pm)
+    theirs = (a.sm, a.om, a.vm, a.pm)
+    if all(x is not None and y is not None and abs(x - y) < 0.005 for x, y in zip(ours, theirs, strict=True)):
+        return None
+    line = Text()
+    for name, value in zip(("SM", "OM", "VM", "PM"), theirs, strict=True):
+        line.append(f"{name} {_score(value)}   ")
+    line.append("(as the paper's code computes it)")
+    line.stylize("dim")
+    return line
 
 
 # --- results ----------------------------------------------------------------------------------------
@@ -106,8 +129,30 @@ def row_differences(gold: ExecResult, pred: ExecResult) -> tuple[Counter, Counte
     return g - p, p - g
 
 
-def render_results(run: PairRun) -> RenderableType:
-    """Verdict in every EX mode, then gold | prediction with missing / extra rows highlighted."""
+def render_tie(tie: Tie, run: PairRun) -> RenderableType:
+    """The rows tied at gold's LIMIT: any of them is as right as the one gold happened to keep."""
+    head = Text("gold's LIMIT cuts inside a tie: ", style="bold yellow")
+    head.append(tie.describe())
+    if run.pred.ok and tie_sensitive(tie, run.gold.rows, run.pred.rows):
+        head.append(
+            "\nthe prediction differs from gold only by which tied rows it kept (tie-sensitive)", style="bold"
+        )
+    table = Table(show_edge=False, pad_edge=False)
+    for col in run.gold.columns or ("",):
+        table.add_column(str(col), overflow="fold")
+    table.add_column("")
+    for row in tie.kept[:MAX_SHOWN_ROWS]:
+        table.add_row(*("NULL" if v is None else str(v) for v in row), "kept by gold")
+    for row in tie.dropped[: max(0, MAX_SHOWN_ROWS - len(tie.kept))]:
+        table.add_row(*("NULL" if v is None else str(v) for v in row), "tied, left out")
+    return Group(head, table)
+
+
+def render_results(run: PairRun, *, tie: Tie | None = None) -> RenderableType:
+    """Verdict in every EX mode, then gold | prediction with missing / extra rows highlighted.
+
+    When gold's LIMIT cuts inside a tie on its sort key, the tied rows are shown too.
+    """
     missing, extra = row_differences(run.gold, run.pred)
     verdict = Text("VA ", style="bold")
     verdict.append_text(_verdict(run.outcomes.get("va")))
@@ -125,7 +170,14 @@ def render_results(run: PairRun) -> RenderableType:
         _side("gold", run.gold, missing, _MISSING_STYLE),
         _side("prediction", run.pred, extra, _EXTRA_STYLE),
     )
-    return Group(verdict, counts, Text(""), grid)
+    if run.official is not None and run.official.ex != run.outcomes.get("ex_spider"):
+        verdict.append("   EX (official) ", style="bold")
+        verdict.append_text(_verdict(run.official.ex))
+        verdict.append(f" ({run.official.quirk})" if run.official.quirk else "", style="dim")
+    parts: list[RenderableType] = [verdict, counts]
+    if tie is not None:
+        parts += [Text(""), render_tie(tie, run)]
+    return Group(*parts, Text(""), grid)
 
 
 # --- question ---------------------------------------------------------------------------------------
@@ -140,8 +192,13 @@ _FEATURES = (
 )
 
 
-def render_question(row: Mapping[str, Any], db_path: Path | None) -> RenderableType:
-    """The question and what the dataset says about it, annotations and inferences told apart."""
+def render_question(
+    row: Mapping[str, Any], db_path: Path | None, features_note: str | None = None
+) -> RenderableType:
+    """The question and what the dataset says about it, annotations and inferences told apart.
+
+    ``features_note`` says why the features are not shown yet (being computed, or unavailable).
+    """
     out = Text()
     out.append(f"#{row.get('index')}  ", style="bold")
     out.append(f"{row.get('db_id')}", style="bold underline")
@@ -160,6 +217,11 @@ def render_question(row: Mapping[str, Any], db_path: Path | None) -> RenderableT
         out.append(f"{reasoning} — inferred from the gold SQL, not annotated\n")
     else:
         out.append(f"{reasoning} — annotated in the dataset\n")
+    if row.get("gold_suspect"):
+        out.append("gold suspect: ", style="bold yellow")
+        out.append(f"{row['gold_suspect']}\n", style="yellow")
+        if row.get("gold_suspect_detail"):
+            out.append(f"  {row['gold_suspect_detail']}\n", style="dim")
     for key, label in (
         ("hardness", "hardness (Spider rules)"),
         ("difficulty", "difficulty (dataset)"),
@@ -182,9 +244,8 @@ def render_question(row: Mapping[str, Any], db_path: Path | None) -> RenderableT
             label, "—" if value is None else (f"{value:.2f}" if isinstance(value, float) else str(value))
         )
     if not any_feature:
-        return Group(
-            out, Text("not computed for this workspace (no spaCy pipeline, or features off)", style="dim")
-        )
+        note = features_note or "not computed for this workspace (no spaCy pipeline, or features off)"
+        return Group(out, Text(note, style="dim"))
     return Group(out, table)
 
 

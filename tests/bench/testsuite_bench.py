@@ -1,0 +1,113 @@
+"""Neighbour databases and `ex_ts` on Spider dev: build cost, eval cost with K neighbours, the EX − TS gap.
+
+The gap is compared with the published EX and test-suite accuracies (official distilled suites, 1034 rows)
+of the systems that have them; ours counts over the same 1034 rows ((EX passes − TS passes) / 1034).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from tests.bench.harness import PYTHON, SPIDER_DEV, Figure, pred_args, run_process, spider_predictions
+
+K = 10
+SEED = 0
+# published (EX, TS) on Spider dev, in points
+PUBLISHED = {
+    "dinsql_gpt4": (82.8, 74.2),
+    "dailsql_gpt4": (83.1, 76.6),
+    "c3sql_gpt35": (81.8, 71.4),
+    "chatgpt_zeroshot_liu2023": (70.1, 60.1),
+    "graphix_t5_daildir": (81.0, 75.0),
+}
+GAP_TOLERANCE = 1.5  # points, mean absolute difference from the published gaps
+
+
+def _eval(workspace: Path, preds: list[Path], k: int, seed: int) -> float:
+    run = run_process(
+        [
+            PYTHON,
+            "-m",
+            "sqltriage.tui.cli",
+            "eval",
+            str(SPIDER_DEV),
+            *pred_args(preds),
+            "--workspace",
+            str(workspace),
+            "--neighbours",
+            str(k),
+            "--seed",
+            str(seed),
+            "--json",
+        ]
+    )
+    return float(json.loads(run.stdout)["run"]["elapsed"])
+
+
+def gaps(workspace: Path, n_rows: int) -> dict[str, tuple[float, int]]:
+    """Per model: (EX − TS in points over all rows, rows where ex_ts > ex_spider — must be 0)."""
+    conn = sqlite3.connect(f"file:{workspace}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT model, sum(ex_spider = 1), sum(ex_ts = 1), sum(coalesce(ex_ts, 0) > coalesce(ex_spider, 0)) "
+            "FROM results GROUP BY model ORDER BY model"
+        ).fetchall()
+    finally:
+        conn.close()
+    return {m: ((ex - ts) * 100 / n_rows, bad) for m, ex, ts, bad in rows}
+
+
+def run(tmp: Path, k: int = K, seed: int = SEED) -> list[Figure]:
+    os.environ["XDG_CACHE_HOME"] = str(tmp / "cache")  # a cold neighbour cache of this run's own
+    preds = spider_predictions()
+    n_rows = len(json.loads((SPIDER_DEV / "dev.json").read_text()))
+    build = Figure(
+        "13",
+        f"build neighbours, 19 Spider dev dbs, K={k} (cold, wall)",
+        "s",
+        target=120,
+        target_text="<= 120 s",
+    )
+    built = run_process(
+        [
+            PYTHON,
+            "-m",
+            "sqltriage.tui.cli",
+            "neighbours",
+            str(SPIDER_DEV),
+            "-K",
+            str(k),
+            "--seed",
+            str(seed),
+            "--json",
+        ]
+    )
+    build.samples.append(built.wall)
+    plain = Figure("13", "cold eval 8 systems, no neighbours: evaluate()", "s")
+    plain.samples.append(_eval(tmp / "plain.db", preds, 0, seed))
+    with_ts = Figure("13", f"cold eval 8 systems, K={k} (neighbours cached): evaluate()", "s")
+    with_ts.samples.append(_eval(tmp / "ts.db", preds, k, seed))
+    ratio = Figure("13", f"eval with K={k} / plain eval", "x", target=3.0, target_text="<= 3x")
+    ratio.samples.append(with_ts.samples[0] / plain.samples[0])
+    figures = [build, plain, with_ts, ratio]
+    diffs = []
+    violations = 0
+    for model, (gap, bad) in gaps(tmp / "ts.db", n_rows).items():
+        violations += bad
+        f = Figure("13", f"EX − TS gap, {model}", "pt")
+        f.samples.append(gap)
+        if model in PUBLISHED:
+            ex, ts = PUBLISHED[model]
+            f.note = f"published {ex - ts:.1f} (EX {ex} / TS {ts}); difference {gap - (ex - ts):+.2f}"
+            diffs.append(abs(gap - (ex - ts)))
+        figures.append(f)
+    mean = Figure(
+        "13", "mean |gap − published gap|", "pt", target=GAP_TOLERANCE, target_text=f"<= {GAP_TOLERANCE}"
+    )
+    mean.samples.append(sum(diffs) / len(diffs))
+    rows = Figure("13", "rows with ex_ts > ex_spider", "rows", target=0, target_text="0")
+    rows.samples.append(violations)
+    return [*figures, mean, rows]

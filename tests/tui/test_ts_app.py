@@ -1,0 +1,81 @@
+"""ex_ts in the app: the outcome facet, the witnessing neighbour in the Results tab, EX vs TS in the summary."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from sqltriage.core.evaluate import evaluate
+from sqltriage.core.execution import execute
+from sqltriage.core.facets import TS_FALSE_POSITIVE
+from sqltriage.core.report import load_frame
+from sqltriage.core.workspace import Workspace
+from sqltriage.tui.app import _toggle, create_app
+from sqltriage.tui.screens.summary import SummaryScreen
+from sqltriage.tui.widgets.detail_pane import DetailPane
+
+from .conftest import OPTIONS, Evaluated, sample_inputs, settle, wait_ready
+
+
+@pytest.fixture(scope="module")
+def ts_ws(tmp_path_factory: pytest.TempPathFactory) -> tuple[Evaluated, object]:
+    root = tmp_path_factory.mktemp("ts")
+    options = replace(OPTIONS, neighbours=3, neighbour_cache=str(root / "neighbours"))
+    inputs = sample_inputs()
+    with Workspace.open(root / "ts.sqltriage.db") as ws:
+        evaluate(inputs.dataset, inputs.predictions, ws, options)
+        frame = load_frame(ws)
+    return Evaluated(inputs, root / "ts.sqltriage.db", frame), options
+
+
+@asynccontextmanager
+async def running_ts(ev: Evaluated, options: object) -> AsyncIterator[tuple[object, object, object]]:
+    app = create_app(ev.workspace, ev.inputs.dataset, ev.inputs.predictions, options)
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await wait_ready(app, pilot)
+        yield app, pilot, screen
+
+
+async def test_refuted_rows_show_their_witness_and_the_gap(ts_ws) -> None:
+    ev, options = ts_ws
+    refuted = ev.frame.filter((pl.col("ex_spider") == 1) & (pl.col("ex_ts") == 0))
+    assert refuted.height > 0, "the sample has EX passes that a neighbour refutes"
+    async with running_ts(ev, options) as (app, pilot, screen):
+        _toggle(screen, "outcome", TS_FALSE_POSITIVE)
+        await settle(app, pilot)
+        assert screen.view.height == refuted.height
+        row = screen.row_at(0)
+        assert row is not None and row["ex_ts"] == 0
+        await pilot.press("l", "3")
+        await settle(app, pilot)
+        detail = screen.query_one(DetailPane)
+        text = detail.text("results", width=200)
+        witness = Path(row["ts_witness"])
+        assert f"told them apart: {witness.parent.name}/{witness.name}" in text
+        on_nb = text.split("told them apart", 1)[1]
+        gold, pred = execute(witness, row["gold_sql"]), execute(witness, row["pred_sql"])
+        assert f"gold  {len(gold.rows)} row(s)" in on_nb
+        assert f"prediction  {len(pred.rows)} row(s)" in on_nb
+        assert "EX (spider) fail" in on_nb
+        detail.editor.focus()
+        detail.editor.text = row["gold_sql"]
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        on_nb = detail.text("results", width=200).split("told them apart", 1)[1]
+        assert "EX (spider) pass" in on_nb, "the edited prediction runs on the neighbour too"
+        await pilot.press("escape", "m")
+        await settle(app, pilot)
+        summary = app.screen
+        assert isinstance(summary, SummaryScreen)
+        metrics = summary.metrics_text(width=200)
+        assert "EX vs semantic EX on neighbour databases (TS)" in metrics
+        for m in ev.frame.get_column("model").unique().to_list():
+            sub = ev.frame.filter(pl.col("model") == m)
+            ex, ts = sub.get_column("ex_spider").mean(), sub.get_column("ex_ts").mean()
+            line = next(x for x in metrics.splitlines() if m in x and f"{ts:.3f}" in x)
+            assert f"{ex:.3f}" in line and f"{ex - ts:.3f}" in line
