@@ -47,6 +47,11 @@ EXPORT_COLUMNS = (
     "suggested",
 )
 EXTRA_COLUMNS = (
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+    "pm_authors",
+    "authors_note",
     "official_quirk",
     "gold_suspect_detail",
     "error_kind",
@@ -63,6 +68,12 @@ EXTRA_COLUMNS = (
 )
 EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer", "ex_official", "ex_ts")
 MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
+AUTHORS_METRICS = (
+    "pm_authors",
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+)  # the paper's code; None where it raises
 FACETS = ("hardness", "structural", "operators", "reasoning")
 TOP_CATEGORIES = 8
 HARDNESS_ORDER = ("easy", "medium", "hard", "extra")
@@ -76,6 +87,9 @@ def load_frame(workspace: Workspace, models: Sequence[str] | None = None) -> pl.
     Each table is read once and joined in polars: an example's text is fetched once, not once per
     model, which is most of the cost of opening a workspace with many models.
     """
+    from sqltriage.core.views import ensure_views
+
+    ensure_views(workspace)  # the `evaluations` view for the sqlite3 / sqlite-utils command line
     ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx"]
     res_cols = [c for c in RESULT_COLUMNS if c != "idx"]
     where, params = "", []
@@ -148,7 +162,7 @@ def export_frame(frame: pl.DataFrame) -> pl.DataFrame:
 
 def _aggregations() -> list[pl.Expr]:
     aggs = [pl.len().alias("n"), pl.col("ex").is_not_null().sum().alias("n_exec")]
-    for m in (*EXEC_METRICS, *MATCH_METRICS):
+    for m in (*EXEC_METRICS, *MATCH_METRICS, *AUTHORS_METRICS):
         aggs += [pl.col(m).cast(pl.Float64).mean().alias(m), pl.col(m).count().alias(f"{m}_n")]
     # rows where the official evaluator's verdict is not ex_spider's (a verdict against none counts)
     aggs.append(pl.col("ex_official").ne_missing(pl.col("ex_spider")).sum().alias("official_differs"))

@@ -78,6 +78,11 @@ RESULT_COLUMNS: dict[str, type] = {
     "om": float,
     "vm": float,
     "pm": float,
+    "sm_authors": float,  # partial match as the paper's published code computes it (None where it raises)
+    "om_authors": float,
+    "vm_authors": float,
+    "pm_authors": float,
+    "authors_note": str,  # why the *_authors columns are empty ("their code would raise: …")
     "pred_structural": str,
     "pred_operators": str,
     "parse_ok": int,

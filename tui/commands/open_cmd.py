@@ -68,13 +68,10 @@ def workspace_inputs(workspace: Path, args: argparse.Namespace) -> tuple[Inputs,
     return Inputs(empty, ()), note
 
 
-def run(args: argparse.Namespace) -> int:
-    from sqltriage.tui.app import create_app
-    from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
-
+def resolve(args: argparse.Namespace) -> tuple[Inputs, Path, str]:
+    """What `open` (and `serve`) shows: inputs, the workspace file, and a note to say on opening."""
     workspace_given = getattr(args, "workspace", None)
-    note = ""
-    if not args.dataset and workspace_given:
+    if not args.dataset and workspace_given and Path(workspace_given).exists():
         if args.pred:
             raise UsageError(
                 "--pred needs the DATASET its predictions answer",
@@ -82,18 +79,26 @@ def run(args: argparse.Namespace) -> int:
             )
         workspace = Path(workspace_given)
         inputs, note = workspace_inputs(workspace, args)
+        return inputs, workspace, note
+    sample = not args.dataset  # (a new --workspace with no DATASET gets the sample, as a first try)
+    if sample:
+        args = sample_args(args)
+    inputs = load_inputs(args)
+    if workspace_given:
+        workspace = Path(workspace_given)
+    elif sample:
+        workspace = data_home() / "sample.sqltriage.db"
     else:
-        sample = not args.dataset
-        if sample:
-            args = sample_args(args)
-        inputs = load_inputs(args)
-        if workspace_given:
-            workspace = Path(workspace_given)
-        elif sample:
-            workspace = data_home() / "sample.sqltriage.db"
-        else:
-            workspace = default_workspace(inputs.dataset)
+        workspace = default_workspace(inputs.dataset)
     workspace.parent.mkdir(parents=True, exist_ok=True)
+    return inputs, workspace, ""
+
+
+def run(args: argparse.Namespace) -> int:
+    from sqltriage.tui.app import create_app
+    from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
+
+    inputs, workspace, note = resolve(args)
     remember_neighbours(args, workspace)
     config = load_config()
     app = create_app(

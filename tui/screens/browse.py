@@ -130,6 +130,14 @@ class Exported(Message):
         self.path, self.rows, self.error = path, rows, error
 
 
+class FeaturesReady(Message):
+    """The dataset's question features (by example index), or why there are none."""
+
+    def __init__(self, rows: dict[int, dict[str, Any]], status: str) -> None:
+        super().__init__()
+        self.rows, self.status = rows, status
+
+
 class BrowseScreen(Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", id="browse.search"),
@@ -190,6 +198,9 @@ class BrowseScreen(Screen):
         self._editor_key: RowKey | None = None
         self._placeholder: Any = None  # the timer that shows "running…" when a live run is slow
         self.last_outcomes: dict[str, int | None] = {}
+        # question features computed while the app runs (the workspace had none): index -> q_* values
+        self.question_features: dict[int, dict[str, Any]] = {}
+        self.features_status = ""  # "" (not asked), "computing", "computed"/"cached", "unavailable: ..."
 
     # --- layout -----------------------------------------------------------------------------------
 
@@ -402,6 +413,7 @@ class BrowseScreen(Screen):
 
     @work(thread=True, exclusive=True, group="detail")
     def _detail_worker(self, key: RowKey, row: dict[str, Any]) -> None:
+        from sqltriage.core.sql.authors_match import authors_partial_match
         from sqltriage.core.sql.diff import sql_diff
         from sqltriage.core.sql.partial_match import partial_match
         from sqltriage.core.suggest import stored_suggestions, suggest_causes
@@ -417,8 +429,10 @@ class BrowseScreen(Screen):
         if get_current_worker().is_cancelled:
             return
         breakdown = partial_match(gold, pred, schema)
-        tabs["breakdown"] = render_breakdown(breakdown)
-        tabs["question"] = render_question(row, self.sources.databases.get(row["db_id"]))
+        tabs["breakdown"] = render_breakdown(breakdown, authors_partial_match(gold, pred, schema))
+        tabs["question"] = render_question(
+            self._with_features(row), self.sources.databases.get(row["db_id"]), self._features_note()
+        )
         found = stored_suggestions(row.get("suggested_why"))
         if found is None:  # a workspace evaluated before suggestions were stored: from the parses alone
             found = suggest_causes(
@@ -449,7 +463,53 @@ class BrowseScreen(Screen):
             self._sync_editor()
             self.run_live(self.query_one(DetailPane).editor.text)
         elif event.pane.id != "tab-results":
+            if event.pane.id == "tab-question":
+                self._want_features()
             self._start_detail()
+
+    # --- question features (computed on demand, never before the metrics) ------------------------
+
+    def _with_features(self, row: dict[str, Any]) -> dict[str, Any]:
+        if row.get("q_words") is None and row["index"] in self.question_features:
+            return {**row, **self.question_features[row["index"]]}
+        return row
+
+    def _features_note(self) -> str | None:
+        if self.features_status == "computing":
+            return "computing the question features (spaCy, once for this dataset)…"
+        if self.features_status.startswith("unavailable"):
+            return f"question features {self.features_status}"
+        return None
+
+    def _want_features(self) -> None:
+        """The Question tab is shown: compute the dataset's features in a worker if the workspace lacks them."""
+        row = self._current_row()
+        if self.features_status or row is None or row.get("q_words") is not None:
+            return
+        app = self.app
+        if not getattr(getattr(app, "options", None), "features", True):
+            return
+        self.features_status = "computing"
+        self._detail_key = None  # the tab shows that they are being computed
+        self._features_worker(app.dataset, app.workspace.path, app.options.pipeline)  # type: ignore[attr-defined]
+
+    @work(thread=True, group="features")
+    def _features_worker(self, dataset: Any, workspace_path: Path, pipeline: str | None) -> None:
+        from sqltriage.core.feature_cache import ensure_apart
+
+        try:
+            found, status = ensure_apart(dataset, workspace_path, pipeline)
+        except Exception as exc:  # shown on the tab, never a crash
+            self.post_message(FeaturesReady({}, f"unavailable: {exc}"))
+            return
+        rows = {r["idx"]: {k: v for k, v in r.items() if k != "idx"} for r in found.rows}
+        self.post_message(FeaturesReady(rows, status))
+
+    def on_features_ready(self, message: FeaturesReady) -> None:
+        self.question_features = message.rows
+        self.features_status = message.status
+        self._detail_key = None
+        self._start_detail()
 
     def run_live(self, pred_sql: str, row: dict[str, Any] | None = None) -> None:
         row = row or self._current_row()
@@ -920,10 +980,10 @@ class BrowseScreen(Screen):
 
     @work(thread=True, group="export")
     def _export_worker(self, view: pl.DataFrame, path: Path) -> None:
-        from sqltriage.core.export import write_csv
+        from sqltriage.core.export_formats import write_export
 
-        try:
-            n = write_csv(facets.for_export(view), path)
+        try:  # the file name says the format: .csv, .jsonl, .parquet or .sqlite
+            n = write_export(facets.for_export(view), path)
         except Exception as exc:
             self.post_message(Exported(path, 0, str(exc)))
             return
