@@ -36,6 +36,7 @@ EXPORT_COLUMNS = (
     "ts_witness",
     "gold_suspect",
     "tie_sensitive",
+    "gold_match",
     "structural",
     "operators",
     "hardness",
