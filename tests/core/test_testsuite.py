@@ -245,16 +245,18 @@ def test_cli_builds_neighbours_and_eval_exports_ex_ts(tmp_path: Path, monkeypatc
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     _, _, _ = shops_inputs(tmp_path)
     data = [str(tmp_path / "dev.json"), "--db-dir", str(tmp_path / "db")]
-    assert main(["neighbours", *data, "-K", "3", "--json"]) == 0
+    out = tmp_path / "mine"
+    assert main(["neighbours", *data, "-K", "3", "--out", str(out), "--json"]) == 0
     built = json.loads(capsys.readouterr().out)
     (entry,) = built["databases"]
     folder = Path(entry["folder"])
-    assert entry["neighbours"] == 3 and folder.parent == tmp_path / "xdg" / "sqltriage" / "neighbours"
+    assert entry["neighbours"] == 3 and folder.parent == out
     preds = [a for name in PREDS for a in ("--pred", f"{name}={tmp_path / (name + '.sql')}")]
     ws = tmp_path / "w.db"
-    args = ["eval", *data, *preds, "--workspace", str(ws), "--neighbours", "3", "--json"]
-    assert main(args) == 0
+    args = ["eval", *data, *preds, "--workspace", str(ws), "--neighbours", "3", "--neighbour-cache", str(out)]
+    assert main([*args, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
+    assert not (tmp_path / "xdg" / "sqltriage" / "neighbours").exists(), "the named cache is used, no other"
     by_model = {m["model"]: m for m in report["models"]}
     assert by_model["coincidence"]["ex_spider"] == 1.0 and by_model["coincidence"]["ex_ts"] < 1.0
     assert (
