@@ -423,6 +423,7 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
             pred_result=pred_result,
             ex=row.get("ex"),
             error=row.get("error"),
+            tie_sensitive=bool(row.get("tie_sensitive")),
         )
     except (RecursionError, MemoryError, ValueError):  # a query too odd to compare gets no suggestion
         found = []

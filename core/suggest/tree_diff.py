@@ -249,7 +249,10 @@ def _kept(c: Conjunct, other: QueryFacts) -> bool:
         and (other.set_ops["except"] or other.anti_joins)
     ):
         return False  # EXCEPT, or LEFT JOIN … IS NULL, on the other side says the same
-    return not (c.kind == "subquery" and _PICK.search(c.text) and other.limit == "1" and other.order)
+    pick = _PICK.search(c.text) if c.kind == "subquery" else None
+    # `= (SELECT max(x) …)` against a top pick (ORDER BY … LIMIT 1, counted as that max) on the other side:
+    # the aggregate rule compares the two, the condition says nothing more
+    return not (pick and other.aggregates[pick.group(1).lower()] > 0)
 
 
 def _subject(c: Conjunct) -> str:
@@ -336,7 +339,10 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
     if c.functions != x.functions and "date/time" in (c.functions | x.functions):
         return [Suggestion("Function: date/time", what, 0.4)]  # often the same dates written another way
     if c.kind == "subquery" and x.kind == "subquery" and c.op == x.op:
-        return []  # the nested queries are compared by the other rules
+        if _loose(c.text) == _loose(x.text):
+            return []
+        # the difference inside is named by the other rules; this says where it is
+        return [Suggestion("Subquery: partial", f"the nested queries differ: {what}", 0.45)]
     out: list[Suggestion] = []
     same_value = c.value == x.value
     if _same_test(c, x):
@@ -361,6 +367,13 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         reason = what + (" (the evidence states gold's value)" if conf > 0.8 else "")
         out.append(Suggestion("Value: mismatch", reason, conf))
     return out
+
+
+def _loose(sql: str) -> str:
+    """SQL text without qualifiers, aliases, quotes, case or spacing differences."""
+    text = re.sub(r"\b\w+\.", "", sql.lower())
+    text = re.sub(r"\s+as\s+\w+", "", text)
+    return re.sub(r"[\s`\"']", "", text)
 
 
 def _same_test(c: Conjunct, x: Conjunct) -> bool:
