@@ -39,13 +39,15 @@ def suggest_causes(
     """
     if gold_result is not None and gold_result.error_kind in ("syntax", "runtime"):
         return [Suggestion("Evaluation: gold SQL wrong", f"gold itself fails: {gold_result.error}", 0.9)]
+    signals = exec_signals(gold_result, pred_result)
+    if ex == 1 and signals is not None and signals.same_bag and not signals.trivial:
+        return []  # the same rows, and not by chance: nothing to suggest (and no parse work spent)
     g, p = _gold_facts(gold, schema), query_facts(pred, schema)
     found = tree_findings(g, p, evidence, schema) if g.ok and p.ok else []
     if error is None and not p.ok and g.ok:
         error = f"does not parse: {p.error}"
     # a set operator removes duplicates: with one only on one side, duplicates say nothing about DISTINCT
     dedup_differs = g.ok and p.ok and set(g.set_ops) != set(p.set_ops)
-    signals = exec_signals(gold_result, pred_result)
     return combine(
         found,
         signals,
