@@ -32,6 +32,8 @@ from sqltriage.core.sql.parse import parse_sql
 if TYPE_CHECKING:
     from spacy.language import Language
 
+    from sqltriage.core.nl import QuestionFeatures
+
 Row = dict[str, Any]
 
 QUESTION_AXES = ("n_words", "tree_depth", "lexical_density", "rarity", "flesch", "schema_linkage")
@@ -177,6 +179,7 @@ def _question_axes(
     nlp: Language | None,
     pipeline: str | None,
     tick_many: Callable[[int], None],
+    on_features: Callable[[list[QuestionFeatures]], None] | None = None,
 ) -> dict[str, Any]:
     reason = None
     if nlp is None:
@@ -204,6 +207,8 @@ def _question_axes(
         nlp=nlp,
         progress=progress,
     )
+    if on_features is not None and reason is None:
+        on_features(feats)
     pos_totals: Counter[str] = Counter()
     for f in feats:
         pos_totals.update(f.content_words_by_pos)
@@ -260,12 +265,14 @@ def analyze_dataset(
     nlp: Language | None = None,
     pipeline: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    on_features: Callable[[list[QuestionFeatures]], None] | None = None,
 ) -> dict[str, Any]:
     """The whole report for one dataset, JSON-serialisable.
 
     ``nlp`` is used as given; otherwise the ``pipeline`` named (default: the bundled English one) is
     loaded, and when it cannot be, a blank tokenizer stands in and ``question.missing_reason`` says
-    why the tag-based features are missing. ``progress(done, total)`` counts examples parsed and
+    why the tag-based features are missing. ``on_features`` receives every question's features when
+    the pipeline could tag them (to cache them for evaluations). ``progress(done, total)`` counts examples parsed and
     categorised, questions analysed, and databases read.
     """
     n = len(dataset.examples)
@@ -284,7 +291,7 @@ def analyze_dataset(
     parsed = [parse_sql(e.gold_sql, dataset.schemas.get(e.db_id)) for e in dataset.examples]
     query = _query_axes(dataset, parsed, tick)
     database = _database_axes(dataset, tick)
-    question = _question_axes(dataset, parsed, nlp, pipeline, tick_many)
+    question = _question_axes(dataset, parsed, nlp, pipeline, tick_many, on_features)
     return {
         "dataset": {
             "name": dataset.name,

@@ -23,7 +23,7 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "5"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "7"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
@@ -35,7 +35,7 @@ class EvalOptions:
     max_rows: int = DEFAULT_MAX_ROWS
     jobs: int | None = None  # worker processes; None = one per core
     chunk_size: int = 24  # examples per task
-    features: bool = True  # compute question features (spaCy)
+    features: bool = True  # copy cached question features into the workspace (never computed here)
     pipeline: str | None = None  # spaCy pipeline name; None = the default
     pool_min_pairs: int = 400  # below this many pairs a process pool costs more than it saves
     cluster: str | None = None  # a Dask scheduler address, or local:N; None = this machine's processes
@@ -57,7 +57,7 @@ class EvalSummary:
     computed: int = 0  # (example, model) pairs evaluated by this run
     reused: int = 0  # pairs found done in the workspace
     stale_models: list[str] = field(default_factory=list)  # models re-evaluated because an input changed
-    features: str = "cached"  # cached | computed | unavailable: <why> | off
+    features: str = "not computed"  # cached | not computed | off (computing them is feature_cache's job)
     elapsed: float = 0.0
     cancelled: bool = False
 
@@ -152,7 +152,6 @@ def _init_worker(
     dataset: Dataset,
     predictions: dict[str, tuple[str, ...]],
     options: EvalOptions,
-    features: bool = False,
     quiet: bool = False,
 ) -> None:
     from sqltriage.core.execution import GoldResultCache
@@ -160,14 +159,7 @@ def _init_worker(
     if quiet:
         _quiet_worker()
 
-    _STATE.update(
-        dataset=dataset,
-        predictions=predictions,
-        options=options,
-        gold_cache=GoldResultCache(),
-        features=features,
-        pipeline=options.pipeline,
-    )
+    _STATE.update(dataset=dataset, predictions=predictions, options=options, gold_cache=GoldResultCache())
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,8 +175,32 @@ class GoldContext:
     spider_result: Any  # the result of the text the official Spider evaluator runs (DISTINCT removed, ...)
     official_result: Any = None  # the same for `ex_official` (its gold file's line read as it reads it)
     audit: Any = None  # gold_audit.GoldAudit: why this gold is suspect, and the tie at its LIMIT if any
+    alternatives: tuple = ()  # AlternativeGold per alternative gold query of the example
     neighbours: tuple = ()  # testsuite.match.NeighbourGold per neighbour database, for `ex_ts`
     ts_problem: str | None = None  # why this example's database has no neighbours
+
+
+def _with_accepted_alternatives(dataset: Dataset, workspace: Workspace) -> Dataset:
+    """The dataset with the alternatives accepted in the app (kept in the workspace) on its examples."""
+    from dataclasses import replace
+
+    from sqltriage.core.alternatives import accepted
+
+    taken = accepted(workspace)
+    if not taken:
+        return dataset
+    examples = tuple(replace(e, accepted=taken[e.index]) if e.index in taken else e for e in dataset.examples)
+    return replace(dataset, examples=examples)
+
+
+@dataclass(frozen=True, slots=True)
+class AlternativeGold:
+    """One alternative gold query of an example and its results (as written, and as Spider runs it)."""
+
+    label: str  # "alternative N" (dataset) or "accepted N" (app)
+    sql: str
+    result: Any  # ExecResult
+    spider_result: Any  # ExecResult of spider_sql(sql)
 
 
 def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
@@ -216,6 +232,17 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         audit = audit_gold(
             example.gold_sql, result, lambda q: run(db_path, q, options.timeout, options.max_rows)
         )
+    alternatives: list[AlternativeGold] = []
+    if db_path is not None and (example.alternatives or example.accepted):
+        from sqltriage.core.alternatives import labelled
+
+        for label, alt_sql in labelled(example.alternatives, example.accepted):
+            alt = run(db_path, alt_sql, options.timeout, options.max_rows)
+            alt_text = spider_sql(alt_sql)
+            alt_spider = (
+                alt if alt_text == alt_sql else run(db_path, alt_text, options.timeout, options.max_rows)
+            )
+            alternatives.append(AlternativeGold(label, alt_sql, alt, alt_spider))
     return GoldContext(
         example,
         schema,
@@ -226,6 +253,7 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         spider_result,
         official_result=official_result,
         audit=audit,
+        alternatives=tuple(alternatives),
     )
 
 
@@ -273,6 +301,26 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
     return memo[db_id]
 
 
+def prepare_neighbours(
+    dataset: Dataset,
+    db_ids: Sequence[str],
+    options: EvalOptions,
+    report: Progress,
+    cancel: threading.Event | None = None,
+) -> None:
+    """Build the neighbours up front, one database after another with progress, so workers find them cached.
+
+    A database that cannot be imitated is left for the workers, which record the reason on its rows.
+    """
+    for done, db_id in enumerate(db_ids):
+        report("neighbours", done, len(db_ids))
+        if cancel is not None and cancel.is_set():
+            return
+        neighbours_of(db_id, dataset, options)
+    report("neighbours", len(db_ids), len(db_ids))
+    _STATE.pop("neighbours", None)  # the parent's memo: workers keep their own
+
+
 def _gold_row(gold: GoldContext) -> dict[str, Any]:
     from sqltriage.core.reasoning import reasoning_for, reasoning_label
     from sqltriage.core.sql.categories import categorize
@@ -305,6 +353,7 @@ def _gold_row(gold: GoldContext) -> dict[str, Any]:
 
 def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
     """Parse-based metrics: categories, exact match, partial match."""
+    from sqltriage.core.sql.authors_match import authors_columns, authors_partial_match
     from sqltriage.core.sql.categories import categorize, subqueries
     from sqltriage.core.sql.exact_match import exact_match
     from sqltriage.core.sql.parse import parse_sql
@@ -327,6 +376,7 @@ def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
         out["em"], out["em_spider"] = em.em, em.em_spider
     pm = partial_match(gold.parsed, pred_parsed, schema, gold_subs=gold.subs, pred_subs=pred_subs)
     out.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm, _pred_parsed=pred_parsed)
+    out.update(authors_columns(authors_partial_match(gold.parsed, pred_parsed, schema)))
     return out
 
 
@@ -358,6 +408,9 @@ def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tup
         outcomes["ex_spider"],
     )
     outcomes["ex_official"], outcomes["official_quirk"] = official.ex, official.quirk
+    outcomes["gold_match"] = "gold" if outcomes["ex_spider"] == 1 else None
+    if gold.alternatives and pred_result.ok:
+        _match_alternatives(outcomes, gold.alternatives, pred_result, pred_spider)
     tie = gold.audit.tie if gold.audit is not None else None
     if tie is not None and gold.result is not None and gold.result.ok and pred_result.ok:
         from sqltriage.core.gold_audit import tie_sensitive
@@ -366,6 +419,31 @@ def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tup
     outcomes["pred_elapsed"] = pred_result.elapsed
     outcomes["truncated"] = int(pred_result.truncated)
     return outcomes, pred_result
+
+
+def _match_alternatives(
+    outcomes: dict[str, Any], alternatives: Sequence[AlternativeGold], pred: Any, pred_spider: Any
+) -> None:
+    """EX passes when any alternative gold matches: each mode not passed yet is tried on each alternative.
+
+    `gold_match` names the gold the default mode (`ex`) matched. `ex_official` keeps the official
+    single-gold verdict, as the official evaluator has no alternatives.
+    """
+    from sqltriage.core.execution import EX_MODES, execution_outcomes
+
+    for alt in alternatives:
+        if all(outcomes[f"ex_{m}"] == 1 for m in EX_MODES):
+            break
+        if alt.result is None or not alt.result.ok:
+            continue
+        alt_outcomes = execution_outcomes(
+            alt.result, pred, alt.sql, gold_spider=alt.spider_result, pred_spider=pred_spider
+        )
+        for m in EX_MODES:
+            if outcomes[f"ex_{m}"] != 1 and alt_outcomes[f"ex_{m}"] == 1:
+                outcomes[f"ex_{m}"] = 1
+                if m == "spider":
+                    outcomes["ex"], outcomes["gold_match"] = 1, alt.label
 
 
 def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dict[str, Any]:
@@ -383,6 +461,8 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
         row.update(parse_ok=0, parse_error=reason, pred_structural="", pred_operators="")
         row.update(em=0 if gold.parsed.ok else None, em_spider=0 if gold.parsed.ok else None)
         row.update(dict.fromkeys(("sm", "om", "vm", "pm"), 0.0 if gold.parsed.ok else None))
+        row.update(dict.fromkeys(("sm_authors", "om_authors", "vm_authors", "pm_authors"), None))
+        row.update(authors_note=reason)
     error, kind = None, None
     if not pred_sql.strip():
         error, kind = "empty prediction", "empty"
@@ -431,66 +511,73 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
 
 
 Task = tuple[int, bool, tuple[str, ...]]  # (example index, gold still to analyse, models still to evaluate)
-ChunkResult = tuple[list[dict], list[dict], str | None]  # example rows, result rows, why features are missing
+ChunkResult = tuple[list[dict], list[dict]]  # example rows, result rows
 
 
 def _run_chunk(tasks: Sequence[Task]) -> ChunkResult:
-    """Evaluate a chunk: for each example, its gold once, then every pending model's prediction.
-
-    With features on, the chunk's question features come along too, from the same gold parses, so the
-    spaCy work is spread over every worker instead of holding one back.
-    """
+    """Evaluate a chunk: for each example, its gold once, then every pending model's prediction."""
     dataset: Dataset = _STATE["dataset"]
     options: EvalOptions = _STATE["options"]
     preds: dict[str, tuple[str, ...]] = _STATE["predictions"]
-    example_rows: dict[int, dict] = {}
+    example_rows: list[dict] = []
     result_rows: list[dict] = []
-    golds: list[GoldContext] = []
     for idx, need_gold, models in tasks:
         gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"])
         if options.neighbours > 0 and models and gold.result is not None:
             gold = with_neighbours(gold, dataset, options, _STATE["gold_cache"])
-        golds.append(gold)
         if need_gold:
-            example_rows[idx] = _gold_row(gold)
+            example_rows.append(_gold_row(gold))
         for model in models:
             row = evaluate_pair(gold, preds[model][idx], options)
             row["model"] = model
             result_rows.append(row)
-    reason = None
-    if _STATE.get("features"):
-        rows, reason = _features_of(golds, _STATE.get("pipeline"))
-        for row in rows:
-            example_rows.setdefault(row["idx"], {"idx": row["idx"]}).update(row)
-    return list(example_rows.values()), result_rows, reason
+    return example_rows, result_rows
 
 
-def _features_of(golds: Sequence[GoldContext], pipeline: str | None) -> tuple[list[dict], str | None]:
-    """Question features of these examples, or (no rows, the reason) when no pipeline loads."""
-    from sqltriage.core.nl import load_pipeline, pipeline_unavailable_reason, question_features
+def _drain(
+    executor: Executor,
+    chunks: Sequence[Sequence[Task]],
+    absorb: Callable[[ChunkResult], None],
+    cancel: threading.Event | None,
+) -> bool:
+    """Submit every chunk to `executor` and absorb results as they finish; False when cancelled.
 
-    nlp = load_pipeline(pipeline)  # loaded once per process
-    if nlp is None:
-        return [], pipeline_unavailable_reason() or "no spaCy pipeline could be loaded"
-    feats = question_features(
-        [g.example.question for g in golds],
-        gold_sqls=[g.parsed if g.parsed.ok else g.example.gold_sql for g in golds],
-        schemas=[g.schema for g in golds],
-        nlp=nlp,
-    )
-    rows = [
-        {
-            "idx": g.example.index,
-            "q_words": f.n_words,
-            "q_tree_depth": f.tree_depth,
-            "q_lexical_density": f.lexical_density,
-            "q_rarity": f.rarity,
-            "q_flesch": f.flesch,
-            "q_schema_linkage": f.schema_linkage,
-        }
-        for g, f in zip(golds, feats, strict=True)
-    ]
-    return rows, None
+    Any `concurrent.futures.Executor` whose workers ran `_init_worker` will do (see `_chunk_executor`).
+    """
+    futures: set[Future] = {executor.submit(_run_chunk, chunk) for chunk in chunks}
+    try:
+        while futures:
+            finished, _ = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                futures.discard(fut)
+                absorb(fut.result())
+            if cancel is not None and cancel.is_set():
+                for fut in futures:
+                    fut.cancel()
+                return False
+    except BaseException:
+        for fut in futures:
+            fut.cancel()
+        raise
+    return True
+
+
+def fill_cached_features(dataset: Dataset, workspace: Workspace, pipeline: str | None) -> str:
+    """Copy the dataset's cached question features into the workspace; never computes them.
+
+    "cached" when the workspace holds them (now or already), else "not computed" (the reason for
+    the eval report). Computing is `feature_cache.ensure`'s job, outside the metrics' path.
+    """
+    from sqltriage.core import feature_cache
+
+    key = feature_cache.feature_key(dataset, pipeline)
+    if feature_cache.workspace_has(workspace, key):
+        return "cached"
+    rows = feature_cache.load_cached(key)
+    if rows is None:
+        return "not computed"
+    feature_cache.write_to_workspace(workspace, feature_cache.FeatureRows(key, rows))
+    return "cached"
 
 
 # --- parent side ---------------------------------------------------------------------------------------
@@ -531,48 +618,49 @@ def evaluate(
     started = time.perf_counter()
     summary = EvalSummary(workspace.path, [p.name for p in predictions])
     workspace.sync_examples(dataset, base_example_rows)
+    if dataset.alternatives_file is not None:  # so that the workspace opened alone reads them again
+        workspace.set_meta("alternatives_path", str(dataset.alternatives_file.resolve()))
     key = run_key(dataset, options)
     for position, p in enumerate(predictions):
         if workspace.register_model(p.name, str(p.path), p.format, p.sha256, f"{p.sha256}:{key}", position):
             summary.stale_models.append(p.name)
     done = workspace.done_pairs()
     pending_gold = workspace.pending_gold()
-    feature_key = f"{dataset_fingerprint(dataset)}:{options.pipeline or 'default'}"
-    want_features = options.features and workspace.get_meta("features_key") != feature_key
-    if not options.features:
-        summary.features = "off"
+    summary.features = (
+        fill_cached_features(dataset, workspace, options.pipeline) if options.features else "off"
+    )
+    dataset = _with_accepted_alternatives(dataset, workspace)
     tasks: list[Task] = []
     for e in dataset.examples:
         models = tuple(p.name for p in predictions if (p.name, e.index) not in done)
         summary.reused += len(predictions) - len(models)
-        if models or e.index in pending_gold or want_features:
+        if models or e.index in pending_gold:
             tasks.append((e.index, e.index in pending_gold, models))
     total_pairs = sum(len(m) for _, _, m in tasks)
 
     preds = {p.name: tuple(x.sql for x in p.predictions) for p in predictions}
     jobs = max(1, options.jobs or os.cpu_count() or 1)
-    in_process = jobs == 1 or total_pairs + len(pending_gold) < options.pool_min_pairs
+    in_process = jobs == 1 or not tasks or total_pairs + len(pending_gold) < options.pool_min_pairs
     if options.cluster:  # asked for by name: used whenever there is work, however little
         in_process = not tasks
     chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
     report = progress or (lambda stage, d, t: None)
+    if options.neighbours > 0 and total_pairs:
+        needed = {dataset.examples[i].db_id for i, _, models in tasks if models}
+        prepare_neighbours(dataset, [d for d in dataset.db_ids if d in needed], options, report, cancel)
     report("evaluate", 0, total_pairs)
     done_pairs = 0
 
-    feature_problem: list[str] = []
-
     def absorb(result: ChunkResult) -> None:
         nonlocal done_pairs
-        example_rows, result_rows, reason = result
+        example_rows, result_rows = result
         workspace.write_chunk(example_rows, result_rows)
-        if reason:
-            feature_problem.append(reason)
         done_pairs += len(result_rows)
         summary.computed += len(result_rows)
         report("evaluate", done_pairs, total_pairs)
 
     if in_process:
-        _init_worker(dataset, preds, options, want_features)
+        _init_worker(dataset, preds, options)
         try:
             for chunk in chunks:
                 if cancel is not None and cancel.is_set():
@@ -582,28 +670,14 @@ def evaluate(
         finally:
             _STATE.clear()
     else:
-        with _chunk_executor(options, jobs, dataset, (preds, options, want_features)) as pool:
-            futures: set[Future] = {pool.submit(_run_chunk, chunk) for chunk in chunks}
-            try:
-                while futures:
-                    finished, _ = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        futures.discard(fut)
-                        absorb(fut.result())
-                    if cancel is not None and cancel.is_set():
-                        summary.cancelled = True
-                        for fut in futures:
-                            fut.cancel()
-                        break
-            except BaseException:
-                for fut in futures:
-                    fut.cancel()
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+        pool = _chunk_executor(options, jobs, dataset, (preds, options))
+        try:
+            summary.cancelled = not _drain(pool, chunks, absorb, cancel)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True, cancel_futures=True)
     if not summary.cancelled:
         workspace.set_meta(NEIGHBOURS_META, f"{options.neighbours}:{options.seed}")
-    if want_features and not summary.cancelled:
-        workspace.set_meta("features_key", feature_key)  # tried for every example: not again until it changes
-        summary.features = f"unavailable: {feature_problem[0]}" if feature_problem else "computed"
     summary.elapsed = time.perf_counter() - started
     return summary

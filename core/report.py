@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from sqltriage.core.review import reviewed_columns
 from sqltriage.core.workspace import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
 
 EXPORT_COLUMNS = (
@@ -23,6 +24,7 @@ EXPORT_COLUMNS = (
     "ex_bird",
     "ex_archer",
     "ex_official",
+    "ex_reviewed",
     "em",
     "em_spider",
     "sm",
@@ -34,6 +36,7 @@ EXPORT_COLUMNS = (
     "ts_witness",
     "gold_suspect",
     "tie_sensitive",
+    "gold_match",
     "structural",
     "operators",
     "hardness",
@@ -44,6 +47,11 @@ EXPORT_COLUMNS = (
     "suggested",
 )
 EXTRA_COLUMNS = (
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+    "pm_authors",
+    "authors_note",
     "official_quirk",
     "gold_suspect_detail",
     "error_kind",
@@ -60,6 +68,12 @@ EXTRA_COLUMNS = (
 )
 EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer", "ex_official", "ex_ts")
 MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
+AUTHORS_METRICS = (
+    "pm_authors",
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+)  # the paper's code; None where it raises
 FACETS = ("hardness", "structural", "operators", "reasoning")
 TOP_CATEGORIES = 8
 HARDNESS_ORDER = ("easy", "medium", "hard", "extra")
@@ -73,6 +87,9 @@ def load_frame(workspace: Workspace, models: Sequence[str] | None = None) -> pl.
     Each table is read once and joined in polars: an example's text is fetched once, not once per
     model, which is most of the cost of opening a workspace with many models.
     """
+    from sqltriage.core.views import ensure_views
+
+    ensure_views(workspace)  # the `evaluations` view for the sqlite3 / sqlite-utils command line
     ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx"]
     res_cols = [c for c in RESULT_COLUMNS if c != "idx"]
     where, params = "", []
@@ -118,7 +135,7 @@ def load_frame(workspace: Workspace, models: Sequence[str] | None = None) -> pl.
         .sort(["model_position", "idx"], maintain_order=True)
     )
     order = ["idx", *res_cols, *ex_cols, "tags", "note", "model_position"]
-    return frame.select(order).rename({"idx": "index"})
+    return reviewed_columns(frame.select(order).rename({"idx": "index"}))
 
 
 def _read(workspace: Workspace, sql: str, params: list[Any], schema: dict[str, Any]) -> pl.DataFrame:
@@ -134,17 +151,27 @@ def _read(workspace: Workspace, sql: str, params: list[Any], schema: dict[str, A
 
 
 def export_frame(frame: pl.DataFrame) -> pl.DataFrame:
-    """The export contract's columns first, then the extras that help a reader."""
+    """The export contract's columns first, then the extras that help a reader.
+
+    `ex_reviewed` is recomputed from the tags the frame holds now, so an export follows every triage change.
+    """
+    frame = reviewed_columns(frame)
     cols = [c for c in (*EXPORT_COLUMNS, *EXTRA_COLUMNS) if c in frame.columns]
     return frame.select(cols)
 
 
 def _aggregations() -> list[pl.Expr]:
     aggs = [pl.len().alias("n"), pl.col("ex").is_not_null().sum().alias("n_exec")]
-    for m in (*EXEC_METRICS, *MATCH_METRICS):
+    for m in (*EXEC_METRICS, *MATCH_METRICS, *AUTHORS_METRICS):
         aggs += [pl.col(m).cast(pl.Float64).mean().alias(m), pl.col(m).count().alias(f"{m}_n")]
     # rows where the official evaluator's verdict is not ex_spider's (a verdict against none counts)
     aggs.append(pl.col("ex_official").ne_missing(pl.col("ex_spider")).sum().alias("official_differs"))
+    # reviewed EX: after the triage tags (core/review.py), with how many rows a person reviewed
+    aggs += [
+        pl.col("ex_reviewed").cast(pl.Float64).mean().alias("ex_reviewed"),
+        pl.col("ex_reviewed").count().alias("ex_reviewed_n"),
+        pl.col("reviewed").sum().alias("reviewed"),
+    ]
     return aggs
 
 
@@ -152,6 +179,7 @@ def _grouped(frame: pl.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
     """Means of every metric per group (nulls left out, each with its denominator), in one polars pass."""
     if frame.is_empty():
         return []
+    frame = reviewed_columns(frame)  # from the tags as they are now
     return frame.group_by(keys, maintain_order=True).agg(_aggregations()).to_dicts()
 
 

@@ -1,7 +1,7 @@
 """Build the bundled sample's SQLite databases and tables.json from the readable files in schema/.
 
-The `.sql` files are the source of truth; the databases are rebuilt from them so that anyone can read,
-review and change the sample as text. The one large table (library `loans`, a few thousand rows) is
+The `.sql` files are the source of truth; the databases are rebuilt from them (with sqlite-utils) so
+that anyone can read, review and change the sample as text. The one large table (library `loans`, a few thousand rows) is
 generated here with a fixed seed, so every run produces the same rows and the same tables.json.
 
 Usage, from the repository root:  python samples/build_sample.py [--out DIR]
@@ -18,6 +18,8 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
+
+import sqlite_utils
 
 SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
 SCHEMA_DIR = SAMPLE_DIR / "schema"
@@ -78,23 +80,25 @@ def build_database(sql_path: Path, db_path: Path) -> None:
     db_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = db_path.with_suffix(".sqlite.tmp")
     tmp.unlink(missing_ok=True)
-    conn = sqlite3.connect(tmp)
+    db = sqlite_utils.Database(tmp, execute_plugins=False)
+    conn = db.conn
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         conn.executescript(sql_path.read_text(encoding="utf-8"))
         rng = random.Random(f"{SEED}:{db_id}")
-        for table, generate in GENERATED.get(db_id, []):
-            rows = generate(conn, rng)
-            if rows:
-                marks = ", ".join("?" * len(rows[0]))
-                conn.executemany(f'INSERT INTO "{table}" VALUES ({marks})', rows)
+        for name, generate in GENERATED.get(db_id, []):
+            table = db.table(name)
+            names = [c.name for c in table.columns]
+            table.insert_all(
+                (dict(zip(names, row, strict=True)) for row in generate(conn, rng)), batch_size=1000
+            )
         conn.commit()
         problems = conn.execute("PRAGMA foreign_key_check").fetchall()
         if problems:
             raise SystemExit(f"{sql_path}: foreign keys violated: {problems[:5]}")
-        conn.execute("VACUUM")
+        db.vacuum()
     finally:
-        conn.close()
+        db.close()
     tmp.replace(db_path)
 
 
@@ -115,6 +119,7 @@ def _type(declared: str) -> str:
 def tables_entry(db_path: Path, db_id: str) -> dict[str, Any]:
     """One Spider tables.json record read from the database itself, so the two cannot disagree."""
     conn = sqlite3.connect(f"file:{db_path.resolve()}?mode=ro", uri=True)
+    db = sqlite_utils.Database(conn, execute_plugins=False, recursive_triggers=False)
     try:
         tables = [
             n
@@ -127,17 +132,16 @@ def tables_entry(db_path: Path, db_id: str) -> dict[str, Any]:
         index: dict[tuple[str, str], int] = {}
         primary: list[int] = []
         for t_idx, table in enumerate(tables):
-            for _cid, name, declared, _nn, _default, pk in conn.execute(f'PRAGMA table_info("{table}")'):
-                index[(table, name)] = len(columns)
-                if pk:
+            for column in db.table(table).columns:
+                index[(table, column.name)] = len(columns)
+                if column.is_pk:
                     primary.append(len(columns))
-                columns.append((t_idx, name))
-                types.append(_type(declared or ""))
+                columns.append((t_idx, column.name))
+                types.append(_type(column.type or ""))
         foreign: list[list[int]] = []
         for table in tables:
-            for row in conn.execute(f'PRAGMA foreign_key_list("{table}")'):
-                ref_table, src, dst = row[2], row[3], row[4]
-                foreign.append([index[(table, src)], index[(ref_table, dst)]])
+            for fk in db.table(table).foreign_keys:
+                foreign.append([index[(table, fk.column)], index[(fk.other_table, fk.other_column)]])
     finally:
         conn.close()
     return {

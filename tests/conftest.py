@@ -21,3 +21,13 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def spider_dev(shared_data: Path) -> Path:
     return shared_data / "spider_dev"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A user cache folder of the test run's own: tests never read or fill the real ~/.cache/sqltriage."""
+    import os
+
+    path = tmp_path_factory.mktemp("user-cache")
+    os.environ["XDG_CACHE_HOME"] = str(path)
+    return path

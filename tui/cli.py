@@ -54,6 +54,11 @@ def _add_inputs(p: argparse.ArgumentParser, *, dataset_required: bool = True) ->
     p.add_argument("--gold-column", metavar="NAME", help="gold-SQL column of a CSV/JSONL dataset")
     p.add_argument("--db-column", metavar="NAME", help="db_id column of a CSV/JSONL dataset")
     p.add_argument("--id-column", metavar="NAME", help="id column of a CSV/JSONL dataset")
+    p.add_argument(
+        "--alternatives",
+        metavar="FILE.jsonl",
+        help="alternative gold queries per example (default: <dataset>.alternatives.jsonl beside it)",
+    )
 
 
 def _add_neighbour_options(p: argparse.ArgumentParser) -> None:
@@ -100,6 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
     p.add_argument(
+        "--features",
+        action="store_true",
+        help="after the metrics, compute the question features if they are not cached yet (spaCy; "
+        "cached for every workspace of this dataset)",
+    )
+    p.add_argument("--pipeline", metavar="NAME", help="spaCy pipeline for question features")
+    p.add_argument(
         "--cluster",
         metavar="ADDRESS",
         help="evaluate on a Dask cluster: a scheduler address (tcp://HOST:PORT) or local:N worker processes "
@@ -129,14 +141,34 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "export",
-        help="export evaluations to CSV",
+        help="export evaluations to CSV, JSON lines, Parquet or SQLite",
         epilog=EXPORT_WHERE_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--workspace", required=True, metavar="FILE", help="workspace file made by eval or open")
-    p.add_argument("--out", required=True, metavar="FILE.csv", help="CSV file to write")
+    p.add_argument(
+        "--out", required=True, metavar="FILE", help="file to write (.csv, .jsonl, .parquet, .sqlite)"
+    )
+    p.add_argument(
+        "--format",
+        choices=("csv", "jsonl", "parquet", "sqlite"),
+        help="file format (default: from the --out file name)",
+    )
     p.add_argument("--model", action="append", metavar="NAME", help="only this model (repeatable)")
     p.add_argument("--where", action="append", metavar="FILTER", help="a filter (repeatable; see below)")
+
+    p = sub.add_parser("serve", help="serve the app to web browsers (textual-serve), on localhost by default")
+    _add_inputs(p, dataset_required=False)
+    p.add_argument("--workspace", metavar="FILE", help="workspace file (default: ./<dataset>.sqltriage.db)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)"
+    )
+    p.add_argument("--port", type=int, default=8000, metavar="N", help="port (default: 8000)")
+    p.add_argument("--public-url", metavar="URL", help="the URL browsers reach the server at, behind a proxy")
+    p.add_argument(
+        "--jobs", type=int, default=None, metavar="N", help="evaluation processes (default: cores)"
+    )
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
 
     p = sub.add_parser(
         "diff", help="compare two queries: categories, EM, partial match, and results with --db"

@@ -34,6 +34,9 @@ def pct(value: float | None) -> str:
 def main_columns(models: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """The report's columns: `EX official` (and how many rows it decides otherwise) beside EX when it differs."""
     columns = list(MAIN_COLUMNS)
+    if any(m.get("reviewed") for m in models):  # raw and reviewed EX side by side
+        at = columns.index(("EX", "ex")) + 1
+        columns[at:at] = [("EX reviewed", "ex_reviewed"), ("reviewed", "reviewed")]
     if any(m.get("official_differs") for m in models):
         at = columns.index(("EX", "ex")) + 1
         columns[at:at] = [("EX official", "ex_official"), ("≠ official", "official_differs")]
@@ -61,7 +64,9 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         t.add_column("EX (TS)", justify="right")
         t.add_column("EX − TS", justify="right")
     for m in models:
-        cells = [str(m[key]) if key == "official_differs" else fmt(m[key]) for _, key in columns]
+        cells = [
+            str(m[key]) if key in ("official_differs", "reviewed") else fmt(m[key]) for _, key in columns
+        ]
         if with_ts:
             cells += [fmt(m.get("ex_ts")), fmt(ts_gap(m))]
         t.add_row(m["model"], str(m["n"]), str(m["n_exec"]), *cells)

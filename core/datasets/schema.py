@@ -76,32 +76,36 @@ def load_tables_json(path: Path) -> dict[str, Schema]:
     return out
 
 
+def _read_only(db_path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{db_path.resolve()}?mode=ro", uri=True)
+
+
 def schema_from_sqlite(db_path: Path, db_id: str | None = None) -> Schema:
-    """Read tables, columns and keys from the file itself (opened read-only)."""
-    uri = f"file:{db_path.resolve()}?mode=ro"
-    conn = sqlite3.connect(uri, uri=True)
+    """Read tables, columns and keys from the file itself (opened read-only), through sqlite-utils.
+
+    Used when no tables.json is given. A foreign key written `REFERENCES other` (no column) points at
+    the other table's primary key, as SQLite reads it.
+    """
+    import sqlite_utils  # only datasets without tables.json need it: kept off every other path
+
+    conn = _read_only(db_path)
     try:
-        names = [
-            r[0]
-            for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
-            )
-        ]
+        db = sqlite_utils.Database(conn, execute_plugins=False, recursive_triggers=False)
         tables: list[Table] = []
         pks: list[tuple[str, str]] = []
         fks: list[tuple[tuple[str, str], tuple[str, str]]] = []
-        for name in names:
-            cols = []
-            for _cid, cname, ctype, _nn, _dflt, pk in conn.execute(f'PRAGMA table_info("{name}")'):
-                cols.append(Column(cname, _type_family(ctype)))
-                if pk:
-                    pks.append((name, cname))
-            tables.append(Table(name, tuple(cols)))
-            for row in conn.execute(f'PRAGMA foreign_key_list("{name}")'):
-                ref_table, from_col, to_col = row[2], row[3], row[4]
-                if to_col is None:
-                    continue
-                fks.append(((name, from_col), (ref_table, to_col)))
+        for name in _table_names(conn):
+            table = db.table(name)
+            columns = table.columns
+            tables.append(Table(name, tuple(Column(c.name, _type_family(c.type)) for c in columns)))
+            pks += [(name, c.name) for c in columns if c.is_pk]
+            for fk in table.foreign_keys:
+                pairs = (
+                    zip(fk.columns, fk.other_columns, strict=False)
+                    if fk.is_compound
+                    else [(fk.column, fk.other_column)]
+                )
+                fks += [((name, a), (fk.other_table, b)) for a, b in pairs if a and b]
     except sqlite3.DatabaseError as exc:
         raise DatasetError(
             f"cannot read the schema: {exc}", path=db_path, hint="is this a SQLite database file?"
@@ -109,6 +113,28 @@ def schema_from_sqlite(db_path: Path, db_id: str | None = None) -> Schema:
     finally:
         conn.close()
     return Schema(db_id or db_path.stem, tuple(tables), tuple(pks), tuple(fks))
+
+
+def _table_names(conn: sqlite3.Connection) -> list[str]:
+    """User tables in creation order (the order tables.json lists them in)."""
+    rows = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+    )
+    return [r[0] for r in rows]
+
+
+def table_sizes(db_path: Path) -> dict[str, int]:
+    """Rows per table of a database file (read-only, through sqlite-utils), for `sqltriage check`."""
+    import sqlite_utils
+
+    conn = _read_only(db_path)
+    try:
+        db = sqlite_utils.Database(conn, execute_plugins=False, recursive_triggers=False)
+        return {name: db.table(name).count for name in _table_names(conn)}
+    except sqlite3.DatabaseError as exc:
+        raise DatasetError(f"cannot count rows: {exc}", path=db_path) from None
+    finally:
+        conn.close()
 
 
 def _type_family(declared: str) -> str:

@@ -1,13 +1,15 @@
-"""`python -m tests.bench`: every benchmark of issue #9 on Spider dev, as one table.
+"""`python -m tests.bench`: every benchmark on Spider dev, as one table.
 
 Options: `--runs N` (repetitions of each eval figure, default 3), `--rounds N` (key presses per app
-figure, default 10), `--only eval|app|testsuite` (one part), `--workspace FILE` (reuse a Spider dev × 8 workspace
-for the app half instead of evaluating one). See docs/benchmarks.md for what each figure measures.
+figure, default 10), `--only eval|app|testsuite|official` (one part), `--workspace FILE` (reuse a Spider
+dev × 8 workspace for the app half instead of evaluating one), `--official PATH` (the official evaluator's
+folder for the side-by-side figure). See docs/benchmarks.md for what each figure measures.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import tempfile
@@ -30,30 +32,44 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import suggest_bench
 
         return suggest_bench.main(argv[1:])
+    if argv[:1] == ["cluster"]:  # the Dask engine's overhead against the local pool
+        from tests.bench import cluster_bench
+
+        return cluster_bench.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
     parser.add_argument("--runs", type=int, default=3, help="runs of each eval figure (default 3)")
     parser.add_argument("--rounds", type=int, default=10, help="key presses per app figure (default 10)")
-    parser.add_argument("--only", choices=("eval", "app", "testsuite"), help="run one part only")
+    parser.add_argument("--only", choices=("eval", "app", "testsuite", "official"), help="run one part only")
     parser.add_argument("--workspace", help="a Spider dev × 8 workspace for the app half (else one is built)")
+    parser.add_argument(
+        "--official",
+        metavar="PATH",
+        help="folder of the official Spider evaluator (test-suite-sql-eval) for the side-by-side figure "
+        "(default: $SQLTRIAGE_OFFICIAL_EVAL; skipped when neither is set)",
+    )
     args = parser.parse_args(argv)
     if not (SPIDER_DEV / "dev.json").exists():
         print(f"Spider dev not found at {SPIDER_DEV}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
         return 2
 
-    from tests.bench import eval_bench, testsuite_bench, tui_bench
+    from tests.bench import eval_bench, official, testsuite_bench, tui_bench
 
     started = time.perf_counter()
     load_before = load_average()
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="sqltriage-bench-") as tmp:
+        # A user cache folder of the benchmark's own: "cold" means nothing cached, not even question features.
+        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "user-cache")
         cached = Path(args.workspace) if args.workspace else None
-        if args.only not in ("app", "testsuite"):
+        if args.only in (None, "official"):
+            figures += official.figures(args.runs, Path(tmp), args.official, spider_predictions())
+        if args.only in (None, "eval"):
             eval_figs, built = eval_bench.run(args.runs, Path(tmp))
             figures += eval_figs
             cached = cached or built
         if args.only in (None, "testsuite"):
             figures += testsuite_bench.run(Path(tmp))
-        if args.only not in ("eval", "testsuite"):
+        if args.only in (None, "app"):
             if cached is None:
                 cached = Path(tmp) / "spider8.sqltriage.db"
                 print("evaluating Spider dev × 8 for the app benchmarks…", file=sys.stderr)

@@ -268,8 +268,16 @@ def run(dataset: Dataset, *, as_json: bool, pipeline: str | None) -> int:
     if nlp is None:
         err.print(f"[yellow]{pipeline_unavailable_reason()}[/]")
     progress = _DelayedProgress(err)
+
+    def keep(feats: Sequence[Any]) -> None:  # for every later evaluation of this dataset
+        from sqltriage.core.feature_cache import store_computed
+
+        store_computed(dataset, pipeline, feats)
+
     try:
-        report = analyze_dataset(dataset, nlp=nlp, pipeline=pipeline, progress=progress)
+        report = analyze_dataset(
+            dataset, nlp=nlp, pipeline=pipeline, progress=progress, on_features=keep if nlp else None
+        )
     finally:
         progress.close()
     report["seconds"] = round(time.monotonic() - started, 2)

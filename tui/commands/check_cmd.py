@@ -13,6 +13,7 @@ from sqltriage.tui.inputs import load_inputs
 def run(args: argparse.Namespace) -> int:
     inputs = load_inputs(args)
     summary = summarize_dataset(inputs.dataset)
+    summary["database_sizes"] = _sizes(inputs.dataset)
     preds = [summarize_predictions(p, inputs.dataset).as_dict() for p in inputs.predictions]
     if args.json:
         json.dump({"dataset": summary, "predictions": preds}, sys.stdout, indent=2)
@@ -20,6 +21,26 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _render(summary, preds)
     return 0
+
+
+SIZES_SHOWN = 30  # databases listed by name; the rest are summed
+
+
+def _sizes(dataset) -> dict[str, dict[str, int]]:  # type: ignore[no-untyped-def]
+    """Tables and rows of every database found (what a schema alone does not say), largest first."""
+    from sqltriage.core.datasets.schema import table_sizes
+    from sqltriage.core.errors import DatasetError
+
+    out: dict[str, dict[str, int]] = {}
+    for db_id, path in sorted(dataset.databases.items()):
+        if path is None:
+            continue
+        try:
+            sizes = table_sizes(path)
+        except DatasetError:
+            continue  # not a database: `check` already reports it as unusable elsewhere
+        out[db_id] = {"tables": len(sizes), "rows": sum(sizes.values())}
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]["rows"]))
 
 
 def _render(summary: dict, preds: list[dict]) -> None:
@@ -42,6 +63,12 @@ def _render(summary: dict, preds: list[dict]) -> None:
     )
     for db, n in summary["databases_missing"].items():
         t.add_row("  missing", f"[yellow]{db}[/] ({n} examples: no execution metrics)")
+    sizes = summary["database_sizes"]
+    for db, size in list(sizes.items())[:SIZES_SHOWN]:
+        t.add_row("  size", f"{db}: {size['tables']} tables, {size['rows']:,} rows")
+    if len(sizes) > SIZES_SHOWN:
+        rest = list(sizes.values())[SIZES_SHOWN:]
+        t.add_row("  size", f"{len(rest)} more: {sum(r['rows'] for r in rest):,} rows")
     if summary["schemas_unknown"]:
         t.add_row("schemas unknown", ", ".join(summary["schemas_unknown"]))
     if summary["with_evidence"]:

@@ -24,6 +24,8 @@ def options_from(args: argparse.Namespace) -> Any:
         if args.jobs < 1:
             raise UsageError("--jobs must be at least 1")
         kwargs["jobs"] = args.jobs
+    if getattr(args, "pipeline", None):
+        kwargs["pipeline"] = args.pipeline
     if getattr(args, "cluster", None) is not None:
         from sqltriage.core.cluster import parse_cluster_address, require_distributed
 
@@ -41,6 +43,17 @@ def options_from(args: argparse.Namespace) -> Any:
     if getattr(args, "seed", None) is not None:
         kwargs["seed"] = args.seed
     return EvalOptions(**kwargs)
+
+
+FEATURES_HINT = (
+    "not computed yet — `sqltriage eval --features` or `sqltriage analyze` computes them once for this "
+    "dataset (kept for every workspace), and the app computes them when its Question tab is shown"
+)
+
+
+def features_line(status: str) -> str:
+    """The eval report's word on question features: they never hold the metrics back, so say where they are."""
+    return FEATURES_HINT if status == "not computed" else status
 
 
 def remember_neighbours(args: argparse.Namespace, workspace: Path) -> None:
@@ -100,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         report = full_report(load_frame(ws, names))
     err.print(
         f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
-        f"in {summary.elapsed:.1f} s; question features: {summary.features}"
+        f"in {summary.elapsed:.1f} s; question features: {features_line(summary.features)}"
     )
     if options.neighbours > 0:
         err.print(
@@ -126,8 +139,24 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
+        sys.stdout.flush()
     else:
         from sqltriage.tui.render_report import print_report
 
         print_report(report, make_console())
+    if getattr(args, "features", False) and summary.features == "not computed":
+        _compute_features(inputs.dataset, path, options.pipeline, err)
     return 0
+
+
+def _compute_features(dataset: Any, path: Path, pipeline: str | None, err: Any) -> None:
+    """The question features, after the metrics were printed (spaCy; then cached for every workspace)."""
+    import time
+
+    from sqltriage.core import feature_cache
+    from sqltriage.core.workspace import Workspace
+
+    started = time.perf_counter()
+    with err.status("computing question features (spaCy)…"), Workspace.open(path) as ws:
+        _, how = feature_cache.ensure(dataset, ws, pipeline)
+    err.print(f"question features: {how} in {time.perf_counter() - started:.1f} s")

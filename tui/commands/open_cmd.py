@@ -50,9 +50,15 @@ def workspace_inputs(workspace: Path, args: argparse.Namespace) -> tuple[Inputs,
         name = ws.get_meta("dataset_name") or workspace.stem
         where = ws.get_meta("dataset_path")
         fmt = ws.get_meta("dataset_format") or "auto"
+        alternatives = ws.get_meta("alternatives_path")
     if where:
         try:
-            dataset = load_dataset(where, fmt=fmt, db_dir=getattr(args, "db_dir", None))
+            dataset = load_dataset(
+                where,
+                fmt=fmt,
+                db_dir=getattr(args, "db_dir", None),
+                alternatives=alternatives if alternatives and Path(alternatives).is_file() else None,
+            )
             return Inputs(dataset, ()), ""
         except SqlTriageError as exc:
             note = f"dataset {where} could not be loaded ({exc.what}): live results are off"
@@ -62,13 +68,10 @@ def workspace_inputs(workspace: Path, args: argparse.Namespace) -> tuple[Inputs,
     return Inputs(empty, ()), note
 
 
-def run(args: argparse.Namespace) -> int:
-    from sqltriage.tui.app import create_app
-    from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
-
+def resolve(args: argparse.Namespace) -> tuple[Inputs, Path, str]:
+    """What `open` (and `serve`) shows: inputs, the workspace file, and a note to say on opening."""
     workspace_given = getattr(args, "workspace", None)
-    note = ""
-    if not args.dataset and workspace_given:
+    if not args.dataset and workspace_given and Path(workspace_given).exists():
         if args.pred:
             raise UsageError(
                 "--pred needs the DATASET its predictions answer",
@@ -76,18 +79,26 @@ def run(args: argparse.Namespace) -> int:
             )
         workspace = Path(workspace_given)
         inputs, note = workspace_inputs(workspace, args)
+        return inputs, workspace, note
+    sample = not args.dataset  # (a new --workspace with no DATASET gets the sample, as a first try)
+    if sample:
+        args = sample_args(args)
+    inputs = load_inputs(args)
+    if workspace_given:
+        workspace = Path(workspace_given)
+    elif sample:
+        workspace = data_home() / "sample.sqltriage.db"
     else:
-        sample = not args.dataset
-        if sample:
-            args = sample_args(args)
-        inputs = load_inputs(args)
-        if workspace_given:
-            workspace = Path(workspace_given)
-        elif sample:
-            workspace = data_home() / "sample.sqltriage.db"
-        else:
-            workspace = default_workspace(inputs.dataset)
+        workspace = default_workspace(inputs.dataset)
     workspace.parent.mkdir(parents=True, exist_ok=True)
+    return inputs, workspace, ""
+
+
+def run(args: argparse.Namespace) -> int:
+    from sqltriage.tui.app import create_app
+    from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
+
+    inputs, workspace, note = resolve(args)
     remember_neighbours(args, workspace)
     config = load_config()
     app = create_app(

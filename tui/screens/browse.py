@@ -108,6 +108,14 @@ class Saved(Message):
         self.change, self.undo, self.error = change, undo, error
 
 
+class GoldAccepted(Message):
+    """A prediction stored as an alternative gold, and the frame re-read with the rows it re-scored."""
+
+    def __init__(self, frame: pl.DataFrame | None, index: int, changed: int, error: str = "") -> None:
+        super().__init__()
+        self.frame, self.index, self.changed, self.error = frame, index, changed, error
+
+
 class UndoFound(Message):
     """The change an undo would revert (None: nothing to undo, or the error reading the logs)."""
 
@@ -122,6 +130,14 @@ class Exported(Message):
         self.path, self.rows, self.error = path, rows, error
 
 
+class FeaturesReady(Message):
+    """The dataset's question features (by example index), or why there are none."""
+
+    def __init__(self, rows: dict[int, dict[str, Any]], status: str) -> None:
+        super().__init__()
+        self.rows, self.status = rows, status
+
+
 class BrowseScreen(Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", id="browse.search"),
@@ -130,6 +146,7 @@ class BrowseScreen(Screen):
         Binding("t", "tag", "Tag", id="browse.tag"),
         Binding("T", "tag_all", "Tag all filtered", id="browse.tag_all"),
         Binding("a", "accept_suggestion", "Accept suggestion", id="browse.accept"),
+        Binding("A", "accept_as_gold", "Accept as alternative gold", id="browse.accept_gold"),
         Binding("d", "untag", "Remove tag", id="browse.untag"),
         Binding("D", "untag_all", "Remove tag from all filtered", show=False, id="browse.untag_all"),
         Binding("u", "undo", "Undo", id="browse.undo"),
@@ -181,6 +198,9 @@ class BrowseScreen(Screen):
         self._editor_key: RowKey | None = None
         self._placeholder: Any = None  # the timer that shows "running…" when a live run is slow
         self.last_outcomes: dict[str, int | None] = {}
+        # question features computed while the app runs (the workspace had none): index -> q_* values
+        self.question_features: dict[int, dict[str, Any]] = {}
+        self.features_status = ""  # "" (not asked), "computing", "computed"/"cached", "unavailable: ..."
 
     # --- layout -----------------------------------------------------------------------------------
 
@@ -393,6 +413,7 @@ class BrowseScreen(Screen):
 
     @work(thread=True, exclusive=True, group="detail")
     def _detail_worker(self, key: RowKey, row: dict[str, Any]) -> None:
+        from sqltriage.core.sql.authors_match import authors_partial_match
         from sqltriage.core.sql.diff import sql_diff
         from sqltriage.core.sql.partial_match import partial_match
         from sqltriage.core.suggest import stored_suggestions, suggest_causes
@@ -408,8 +429,10 @@ class BrowseScreen(Screen):
         if get_current_worker().is_cancelled:
             return
         breakdown = partial_match(gold, pred, schema)
-        tabs["breakdown"] = render_breakdown(breakdown)
-        tabs["question"] = render_question(row, self.sources.databases.get(row["db_id"]))
+        tabs["breakdown"] = render_breakdown(breakdown, authors_partial_match(gold, pred, schema))
+        tabs["question"] = render_question(
+            self._with_features(row), self.sources.databases.get(row["db_id"]), self._features_note()
+        )
         found = stored_suggestions(row.get("suggested_why"))
         if found is None:  # a workspace evaluated before suggestions were stored: from the parses alone
             found = suggest_causes(
@@ -440,7 +463,53 @@ class BrowseScreen(Screen):
             self._sync_editor()
             self.run_live(self.query_one(DetailPane).editor.text)
         elif event.pane.id != "tab-results":
+            if event.pane.id == "tab-question":
+                self._want_features()
             self._start_detail()
+
+    # --- question features (computed on demand, never before the metrics) ------------------------
+
+    def _with_features(self, row: dict[str, Any]) -> dict[str, Any]:
+        if row.get("q_words") is None and row["index"] in self.question_features:
+            return {**row, **self.question_features[row["index"]]}
+        return row
+
+    def _features_note(self) -> str | None:
+        if self.features_status == "computing":
+            return "computing the question features (spaCy, once for this dataset)…"
+        if self.features_status.startswith("unavailable"):
+            return f"question features {self.features_status}"
+        return None
+
+    def _want_features(self) -> None:
+        """The Question tab is shown: compute the dataset's features in a worker if the workspace lacks them."""
+        row = self._current_row()
+        if self.features_status or row is None or row.get("q_words") is not None:
+            return
+        app = self.app
+        if not getattr(getattr(app, "options", None), "features", True):
+            return
+        self.features_status = "computing"
+        self._detail_key = None  # the tab shows that they are being computed
+        self._features_worker(app.dataset, app.workspace.path, app.options.pipeline)  # type: ignore[attr-defined]
+
+    @work(thread=True, group="features")
+    def _features_worker(self, dataset: Any, workspace_path: Path, pipeline: str | None) -> None:
+        from sqltriage.core.feature_cache import ensure_apart
+
+        try:
+            found, status = ensure_apart(dataset, workspace_path, pipeline)
+        except Exception as exc:  # shown on the tab, never a crash
+            self.post_message(FeaturesReady({}, f"unavailable: {exc}"))
+            return
+        rows = {r["idx"]: {k: v for k, v in r.items() if k != "idx"} for r in found.rows}
+        self.post_message(FeaturesReady(rows, status))
+
+    def on_features_ready(self, message: FeaturesReady) -> None:
+        self.question_features = message.rows
+        self.features_status = message.status
+        self._detail_key = None
+        self._start_detail()
 
     def run_live(self, pred_sql: str, row: dict[str, Any] | None = None) -> None:
         row = row or self._current_row()
@@ -706,6 +775,60 @@ class BrowseScreen(Screen):
             return
         self.save("tag", [key], pending[0].tag)
 
+    def action_accept_as_gold(self) -> None:
+        """Accept the row's prediction as another correct gold of its example (kept in the workspace)."""
+        row = self._triage_row()
+        if row is None:
+            return
+        sql = (row.get("pred_sql") or "").strip()
+        if not sql:
+            self.notify("this row has no prediction to accept", severity="warning")
+            return
+        index = int(row["index"])
+        question = (
+            f"Accept {row['model']}'s prediction as an alternative gold of #{index}? It is kept in the "
+            "workspace (not the dataset) and every model's row of this example is re-scored."
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._accept_gold_worker(self.app.write_turns.take(), index, sql)  # type: ignore[attr-defined]
+
+        self.app.push_screen(Confirm(question), confirmed)
+
+    @work(thread=True, group="save")
+    def _accept_gold_worker(self, turn: int, index: int, sql: str) -> None:
+        from sqltriage.core.alternatives import accept
+        from sqltriage.core.report import load_frame
+
+        app = self.app
+        ws = app.workspace  # type: ignore[attr-defined]
+        with app.write_turns.turn(turn):  # type: ignore[attr-defined]
+            try:
+                changed = accept(
+                    ws,
+                    app.dataset,  # type: ignore[attr-defined]
+                    index,
+                    sql,
+                    timeout=self.sources.timeout,
+                    max_rows=self.sources.max_rows,
+                )
+                frame = facets.prepare(facets.use_ex_mode(load_frame(ws, self.models or None), self.ex_mode))
+            except Exception as exc:  # shown, never a crash: the workspace kept its last committed state
+                self.post_message(GoldAccepted(None, index, 0, error=str(exc)))
+                return
+        self.post_message(GoldAccepted(frame, index, len({m for m, _ in changed})))
+
+    def on_gold_accepted(self, message: GoldAccepted) -> None:
+        if message.frame is None:
+            self.notify(f"not saved: {message.error}", severity="error", timeout=10)
+            return
+        self.frame, self.index, self.cells = message.frame, None, None  # every column may have changed
+        text = f"saved: alternative gold of #{message.index}; {message.changed} model row(s) now pass EX"
+        self.saved_log.append(text)
+        self.notify(text)
+        self.refilter()
+
     def action_untag(self) -> None:
         row = self._triage_row()
         if row is None:
@@ -857,10 +980,10 @@ class BrowseScreen(Screen):
 
     @work(thread=True, group="export")
     def _export_worker(self, view: pl.DataFrame, path: Path) -> None:
-        from sqltriage.core.export import write_csv
+        from sqltriage.core.export_formats import write_export
 
-        try:
-            n = write_csv(facets.for_export(view), path)
+        try:  # the file name says the format: .csv, .jsonl, .parquet or .sqlite
+            n = write_export(facets.for_export(view), path)
         except Exception as exc:
             self.post_message(Exported(path, 0, str(exc)))
             return

@@ -47,10 +47,15 @@ def error_rate(row: dict[str, Any], metric: str) -> float | None:
     return None if value is None else 1.0 - float(value)
 
 
+_COUNTS = ("official_differs", "reviewed")
+
+
 def model_table(models: Sequence[dict[str, Any]], ex_mode: str) -> Table:
     """Metrics per model; `EX official` joins when the official evaluator scores some row differently."""
     keys = ["va", "ex", "em", "pm", "sm", "om", "vm"]
     labels = {"va": "VA", "ex": "EX", "em": "EM", "pm": "PM", "sm": "SM", "om": "OM", "vm": "VM"}
+    keys[2:2] = ["ex_reviewed", "reviewed"]  # raw and reviewed EX side by side, with the rows reviewed
+    labels |= {"ex_reviewed": "EX reviewed", "reviewed": "reviewed"}
     if any(m.get("official_differs") for m in models):
         keys[2:2] = ["ex_official", "official_differs"]
         labels |= {"ex_official": "EX official", "official_differs": "≠ official"}
@@ -60,10 +65,7 @@ def model_table(models: Sequence[dict[str, Any]], ex_mode: str) -> Table:
     for k in keys:
         t.add_column(labels[k], justify="right")
     for m in models:
-        cells = [
-            "—" if m.get(k) is None else (f"{m[k]:,}" if k == "official_differs" else f"{m[k]:.3f}")
-            for k in keys
-        ]
+        cells = ["—" if m.get(k) is None else (f"{m[k]:,}" if k in _COUNTS else f"{m[k]:.3f}") for k in keys]
         t.add_row(m["model"], f"{m['n']:,}", *cells)
     return t
 

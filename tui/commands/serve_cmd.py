@@ -1,0 +1,54 @@
+"""`sqltriage serve`: the app in web browsers, through textual-serve, for a team on a shared machine.
+
+The models given are evaluated here first, once; then every browser that connects gets its own app
+process on the same workspace, opened as a workspace alone (nothing left to evaluate). Workspace
+writes are transactions, so several people can tag at once. The server listens on 127.0.0.1 unless
+--host says otherwise: anyone who can reach the port can read and tag everything in the workspace,
+and run read-only SQL on its databases, with no login.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+
+def served_command(workspace: Path, args: argparse.Namespace) -> list[str]:
+    """The command each browser session runs: `sqltriage open --workspace FILE` with this interpreter."""
+    cmd = [sys.executable, "-m", "sqltriage.tui.cli", "open", "--workspace", str(workspace.resolve())]
+    if getattr(args, "db_dir", None):
+        cmd += ["--db-dir", str(Path(args.db_dir).resolve())]
+    if getattr(args, "timeout", None) is not None:
+        cmd += ["--timeout", str(args.timeout)]
+    return cmd
+
+
+def run(args: argparse.Namespace) -> int:
+    from sqltriage.core.evaluate import evaluate
+    from sqltriage.core.workspace import Workspace
+    from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
+    from sqltriage.tui.commands.open_cmd import resolve
+
+    inputs, workspace, note = resolve(args)
+    remember_neighbours(args, workspace)
+    if note:
+        print(f"sqltriage serve: {note}", file=sys.stderr)
+    if inputs.predictions:
+        print(f"evaluating into {workspace} (what is stored already is reused)…", file=sys.stderr)
+        with Workspace.open(workspace) as ws:
+            summary = evaluate(inputs.dataset, inputs.predictions, ws, options_from(args))
+        print(f"  {summary.computed} pairs evaluated", file=sys.stderr)
+    from textual_serve.server import Server  # only this command needs the web server
+
+    command = shlex.join(served_command(workspace, args))
+    server = Server(command, host=args.host, port=args.port, title="sqltriage", public_url=args.public_url)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"sqltriage serve: listening on {args.host}: anyone who reaches port {args.port} can read and tag "
+            "this workspace and run read-only SQL on its databases, without logging in",
+            file=sys.stderr,
+        )
+    server.serve()
+    return 0
