@@ -54,6 +54,11 @@ def _add_inputs(p: argparse.ArgumentParser, *, dataset_required: bool = True) ->
     p.add_argument("--gold-column", metavar="NAME", help="gold-SQL column of a CSV/JSONL dataset")
     p.add_argument("--db-column", metavar="NAME", help="db_id column of a CSV/JSONL dataset")
     p.add_argument("--id-column", metavar="NAME", help="id column of a CSV/JSONL dataset")
+    p.add_argument(
+        "--alternatives",
+        metavar="FILE.jsonl",
+        help="alternative gold queries per example (default: <dataset>.alternatives.jsonl beside it)",
+    )
 
 
 def _add_neighbour_options(p: argparse.ArgumentParser) -> None:
@@ -66,6 +71,12 @@ def _add_neighbour_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--seed", type=int, default=None, metavar="N", help="seed of the neighbour databases (default 0)"
+    )
+    p.add_argument(
+        "--neighbour-cache",
+        metavar="DIR",
+        help="folder of the neighbour databases (default: $XDG_CACHE_HOME/sqltriage/neighbours; "
+        "the `neighbours --out` folder if you built them there)",
     )
 
 

@@ -207,12 +207,13 @@ class FacetPanel(OptionList):
     def _header_text(
         label: str, n_values: int, n_chosen: int, is_open: bool, n_matching: int, width: int
     ) -> Text:
-        title = Text(no_wrap=True, overflow="ellipsis")
-        title.append(f"{'▾' if is_open else '▸'} {label}", style="bold")
-        title.append(f"  {n_values}", style="dim")
-        if n_chosen:
-            title.append(f"  · {n_chosen} chosen", style="bold")
-        title.truncate(width, overflow="ellipsis")
+        suffix = f"  {n_values}"
+        chosen = f"  · {n_chosen} chosen" if n_chosen else ""
+        room = max(width - 2 - len(suffix) - len(chosen), 6)  # the label gives way, the counts stay
+        name = label if len(label) <= room else label[: room - 1] + "…"
+        title = Text(f"{'▾' if is_open else '▸'} {name}", style="bold", no_wrap=True)
+        title.append(suffix, style="dim")
+        title.append(chosen, style="bold")
         return title
 
     @staticmethod
