@@ -16,7 +16,7 @@ import re
 import threading
 import uuid
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, InvalidStateError
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -89,11 +89,16 @@ def _initialised_call(setup: RunSetup, fn: Callable[..., Any], *args: Any) -> An
         return fn(*args)
 
 
-def worker_view(expected: list[tuple[str, int | None]]) -> dict[str, Any]:
-    """Run on each worker: the first database it cannot use as the client does, and its versions."""
+def software_view() -> dict[str, str]:
+    """Which sqltriage a process runs: results from another version or metric definition do not mix."""
     from sqltriage.core import __version__
     from sqltriage.core.evaluate import METRICS_VERSION
 
+    return {"version": __version__, "metrics": METRICS_VERSION}
+
+
+def worker_view(expected: list[tuple[str, int | None]]) -> dict[str, Any]:
+    """Run on each worker: the first database it cannot use as the client does, and its versions."""
     problem = None
     for position, (path, size) in enumerate(expected):
         try:
@@ -107,7 +112,7 @@ def worker_view(expected: list[tuple[str, int | None]]) -> dict[str, Any]:
         if size is not None and st.st_size != size:
             problem = (position, f"a different file ({st.st_size} bytes; the client's has {size})")
             break
-    return {"problem": problem, "version": __version__, "metrics": METRICS_VERSION}
+    return {"problem": problem, **software_view()}
 
 
 # --- client side ---------------------------------------------------------------------------------------
@@ -171,9 +176,39 @@ class ClusterExecutor(Executor):
         return client
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        """`fn(*args)` on a worker; the cluster's own failures come back as ClusterError."""
         if kwargs:
             raise TypeError("ClusterExecutor.submit takes positional arguments only")
-        return self._inner.submit(_initialised_call, self._setup, fn, *args)
+        inner = self._inner.submit(_initialised_call, self._setup, fn, *args)
+        outer: Future = Future()
+
+        def forward(done: Future) -> None:
+            try:
+                if done.cancelled():  # not by us (that cancels `outer` first): the cluster dropped it
+                    outer.set_exception(self._failure("lost the connection to the Dask scheduler"))
+                elif (exc := done.exception()) is not None:
+                    outer.set_exception(self._translate(exc))
+                else:
+                    outer.set_result(done.result())
+            except InvalidStateError:  # `outer` was cancelled meanwhile: nobody waits for it
+                pass
+
+        outer.add_done_callback(lambda f: inner.cancel() if f.cancelled() else None)
+        inner.add_done_callback(forward)
+        return outer
+
+    def _translate(self, exc: BaseException) -> BaseException:
+        from distributed import KilledWorker
+
+        if isinstance(exc, KilledWorker):
+            return self._failure(f"a chunk of work was lost with every worker that ran it ({exc})")
+        return exc
+
+    def _failure(self, what: str) -> ClusterError:
+        return ClusterError(
+            f"{what} ({self.address}); the run stopped, every chunk already finished is in the workspace",
+            hint="run the same command again to resume once the cluster is healthy",
+        )
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if self._client is None:
@@ -221,6 +256,19 @@ def check_workers(client: Any, databases: Mapping[str, Path | None], address: st
     from sqltriage.core.evaluate import METRICS_VERSION
 
     expected = [(str(path), _size(Path(path))) for _, path in sorted(databases.items()) if path is not None]
+    try:
+        scheduler = client.run_on_scheduler(software_view)
+    except Exception as exc:  # the scheduler unpickles every task: it needs sqltriage as well
+        raise ClusterError(
+            f"the Dask scheduler at {address} cannot load sqltriage's tasks ({type(exc).__name__}: {exc})",
+            hint="install the same sqltriage in the scheduler's environment as on the client and the workers",
+        ) from None
+    if scheduler != software_view():
+        raise ClusterError(
+            f"the Dask scheduler at {address} runs sqltriage {scheduler['version']} "
+            f"(metrics {scheduler['metrics']}), this machine {__version__} (metrics {METRICS_VERSION})",
+            hint="install the same sqltriage version on the scheduler, the workers and this machine",
+        )
     try:
         views = client.run(worker_view, expected, on_error="return")
     except Exception as exc:

@@ -23,7 +23,7 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "5"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "8"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
@@ -175,8 +175,32 @@ class GoldContext:
     spider_result: Any  # the result of the text the official Spider evaluator runs (DISTINCT removed, ...)
     official_result: Any = None  # the same for `ex_official` (its gold file's line read as it reads it)
     audit: Any = None  # gold_audit.GoldAudit: why this gold is suspect, and the tie at its LIMIT if any
+    alternatives: tuple = ()  # AlternativeGold per alternative gold query of the example
     neighbours: tuple = ()  # testsuite.match.NeighbourGold per neighbour database, for `ex_ts`
     ts_problem: str | None = None  # why this example's database has no neighbours
+
+
+def _with_accepted_alternatives(dataset: Dataset, workspace: Workspace) -> Dataset:
+    """The dataset with the alternatives accepted in the app (kept in the workspace) on its examples."""
+    from dataclasses import replace
+
+    from sqltriage.core.alternatives import accepted
+
+    taken = accepted(workspace)
+    if not taken:
+        return dataset
+    examples = tuple(replace(e, accepted=taken[e.index]) if e.index in taken else e for e in dataset.examples)
+    return replace(dataset, examples=examples)
+
+
+@dataclass(frozen=True, slots=True)
+class AlternativeGold:
+    """One alternative gold query of an example and its results (as written, and as Spider runs it)."""
+
+    label: str  # "alternative N" (dataset) or "accepted N" (app)
+    sql: str
+    result: Any  # ExecResult
+    spider_result: Any  # ExecResult of spider_sql(sql)
 
 
 def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
@@ -208,6 +232,17 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         audit = audit_gold(
             example.gold_sql, result, lambda q: run(db_path, q, options.timeout, options.max_rows)
         )
+    alternatives: list[AlternativeGold] = []
+    if db_path is not None and (example.alternatives or example.accepted):
+        from sqltriage.core.alternatives import labelled
+
+        for label, alt_sql in labelled(example.alternatives, example.accepted):
+            alt = run(db_path, alt_sql, options.timeout, options.max_rows)
+            alt_text = spider_sql(alt_sql)
+            alt_spider = (
+                alt if alt_text == alt_sql else run(db_path, alt_text, options.timeout, options.max_rows)
+            )
+            alternatives.append(AlternativeGold(label, alt_sql, alt, alt_spider))
     return GoldContext(
         example,
         schema,
@@ -218,6 +253,7 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         spider_result,
         official_result=official_result,
         audit=audit,
+        alternatives=tuple(alternatives),
     )
 
 
@@ -265,6 +301,26 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
     return memo[db_id]
 
 
+def prepare_neighbours(
+    dataset: Dataset,
+    db_ids: Sequence[str],
+    options: EvalOptions,
+    report: Progress,
+    cancel: threading.Event | None = None,
+) -> None:
+    """Build the neighbours up front, one database after another with progress, so workers find them cached.
+
+    A database that cannot be imitated is left for the workers, which record the reason on its rows.
+    """
+    for done, db_id in enumerate(db_ids):
+        report("neighbours", done, len(db_ids))
+        if cancel is not None and cancel.is_set():
+            return
+        neighbours_of(db_id, dataset, options)
+    report("neighbours", len(db_ids), len(db_ids))
+    _STATE.pop("neighbours", None)  # the parent's memo: workers keep their own
+
+
 def _gold_row(gold: GoldContext) -> dict[str, Any]:
     from sqltriage.core.reasoning import reasoning_for, reasoning_label
     from sqltriage.core.sql.categories import categorize
@@ -297,6 +353,7 @@ def _gold_row(gold: GoldContext) -> dict[str, Any]:
 
 def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
     """Parse-based metrics: categories, exact match, partial match."""
+    from sqltriage.core.sql.authors_match import authors_columns, authors_partial_match
     from sqltriage.core.sql.categories import categorize, subqueries
     from sqltriage.core.sql.exact_match import exact_match
     from sqltriage.core.sql.parse import parse_sql
@@ -319,6 +376,7 @@ def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
         out["em"], out["em_spider"] = em.em, em.em_spider
     pm = partial_match(gold.parsed, pred_parsed, schema, gold_subs=gold.subs, pred_subs=pred_subs)
     out.update(sm=pm.sm, om=pm.om, vm=pm.vm, pm=pm.pm, _pred_parsed=pred_parsed)
+    out.update(authors_columns(authors_partial_match(gold.parsed, pred_parsed, schema)))
     return out
 
 
@@ -350,6 +408,9 @@ def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tup
         outcomes["ex_spider"],
     )
     outcomes["ex_official"], outcomes["official_quirk"] = official.ex, official.quirk
+    outcomes["gold_match"] = "gold" if outcomes["ex_spider"] == 1 else None
+    if gold.alternatives and pred_result.ok:
+        _match_alternatives(outcomes, gold.alternatives, pred_result, pred_spider)
     tie = gold.audit.tie if gold.audit is not None else None
     if tie is not None and gold.result is not None and gold.result.ok and pred_result.ok:
         from sqltriage.core.gold_audit import tie_sensitive
@@ -358,6 +419,31 @@ def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tup
     outcomes["pred_elapsed"] = pred_result.elapsed
     outcomes["truncated"] = int(pred_result.truncated)
     return outcomes, pred_result
+
+
+def _match_alternatives(
+    outcomes: dict[str, Any], alternatives: Sequence[AlternativeGold], pred: Any, pred_spider: Any
+) -> None:
+    """EX passes when any alternative gold matches: each mode not passed yet is tried on each alternative.
+
+    `gold_match` names the gold the default mode (`ex`) matched. `ex_official` keeps the official
+    single-gold verdict, as the official evaluator has no alternatives.
+    """
+    from sqltriage.core.execution import EX_MODES, execution_outcomes
+
+    for alt in alternatives:
+        if all(outcomes[f"ex_{m}"] == 1 for m in EX_MODES):
+            break
+        if alt.result is None or not alt.result.ok:
+            continue
+        alt_outcomes = execution_outcomes(
+            alt.result, pred, alt.sql, gold_spider=alt.spider_result, pred_spider=pred_spider
+        )
+        for m in EX_MODES:
+            if outcomes[f"ex_{m}"] != 1 and alt_outcomes[f"ex_{m}"] == 1:
+                outcomes[f"ex_{m}"] = 1
+                if m == "spider":
+                    outcomes["ex"], outcomes["gold_match"] = 1, alt.label
 
 
 def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dict[str, Any]:
@@ -375,6 +461,8 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
         row.update(parse_ok=0, parse_error=reason, pred_structural="", pred_operators="")
         row.update(em=0 if gold.parsed.ok else None, em_spider=0 if gold.parsed.ok else None)
         row.update(dict.fromkeys(("sm", "om", "vm", "pm"), 0.0 if gold.parsed.ok else None))
+        row.update(dict.fromkeys(("sm_authors", "om_authors", "vm_authors", "pm_authors"), None))
+        row.update(authors_note=reason)
     error, kind = None, None
     if not pred_sql.strip():
         error, kind = "empty prediction", "empty"
@@ -415,6 +503,7 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
             pred_result=pred_result,
             ex=row.get("ex"),
             error=row.get("error"),
+            tie_sensitive=bool(row.get("tie_sensitive")),
         )
     except (RecursionError, MemoryError, ValueError):  # a query too odd to compare gets no suggestion
         found = []
@@ -529,6 +618,8 @@ def evaluate(
     started = time.perf_counter()
     summary = EvalSummary(workspace.path, [p.name for p in predictions])
     workspace.sync_examples(dataset, base_example_rows)
+    if dataset.alternatives_file is not None:  # so that the workspace opened alone reads them again
+        workspace.set_meta("alternatives_path", str(dataset.alternatives_file.resolve()))
     key = run_key(dataset, options)
     for position, p in enumerate(predictions):
         if workspace.register_model(p.name, str(p.path), p.format, p.sha256, f"{p.sha256}:{key}", position):
@@ -538,6 +629,7 @@ def evaluate(
     summary.features = (
         fill_cached_features(dataset, workspace, options.pipeline) if options.features else "off"
     )
+    dataset = _with_accepted_alternatives(dataset, workspace)
     tasks: list[Task] = []
     for e in dataset.examples:
         models = tuple(p.name for p in predictions if (p.name, e.index) not in done)
@@ -553,6 +645,9 @@ def evaluate(
         in_process = not tasks
     chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
     report = progress or (lambda stage, d, t: None)
+    if options.neighbours > 0 and total_pairs:
+        needed = {dataset.examples[i].db_id for i, _, models in tasks if models}
+        prepare_neighbours(dataset, [d for d in dataset.db_ids if d in needed], options, report, cancel)
     report("evaluate", 0, total_pairs)
     done_pairs = 0
 

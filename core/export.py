@@ -9,10 +9,18 @@ from pathlib import Path
 import polars as pl
 
 from sqltriage.core.errors import UsageError
-from sqltriage.core.report import EXEC_METRICS, MATCH_METRICS, export_frame
+from sqltriage.core.report import AUTHORS_METRICS, EXEC_METRICS, MATCH_METRICS, export_frame
 
 _FILTER = re.compile(r"^\s*([A-Za-z_]+)\s*(!=|>=|<=|=|~|>|<)\s*(.*?)\s*$")
-NUMERIC = {"index", *EXEC_METRICS, *MATCH_METRICS, "ex_reviewed", "reviewed", "tie_sensitive"}
+NUMERIC = {
+    "index",
+    *EXEC_METRICS,
+    *MATCH_METRICS,
+    *AUTHORS_METRICS,
+    "ex_reviewed",
+    "reviewed",
+    "tie_sensitive",
+}
 
 
 def parse_filter(text: str, columns: Sequence[str]) -> pl.Expr:

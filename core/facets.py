@@ -70,6 +70,7 @@ def outcome_exprs() -> dict[str, pl.Expr]:
         .ne_missing(pl.col("ex_spider"))
         .fill_null(False),
         "EX fail only by a row tied at gold's LIMIT (tie-sensitive)": _is("tie_sensitive", 1),
+        "EX pass on an alternative gold": pl.col("gold_match").fill_null("gold") != "gold",
         **{
             f"gold suspect: {label}": pl.col("gold_suspect").fill_null("").str.contains(label, literal=True)
             for label in GOLD_SUSPECT_REASONS.values()

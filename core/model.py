@@ -58,6 +58,8 @@ class Example:
     reasoning: tuple[str, ...] | None = None  # annotated reasoning tokens (Archer: + - * / C H)
     commonsense: str | None = None  # Archer commonsense_knowledge
     extra: Mapping[str, Any] = field(default_factory=dict)
+    alternatives: tuple[str, ...] = ()  # other correct gold queries the dataset lists (core/alternatives.py)
+    accepted: tuple[str, ...] = ()  # alternatives a person accepted in the app (kept in the workspace)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,7 @@ class Dataset:
     examples: tuple[Example, ...]
     schemas: Mapping[str, Schema]
     databases: Mapping[str, Path | None]  # every referenced db_id → its .sqlite, or None
+    alternatives_file: Path | None = None  # the sidecar the alternative golds were read from, if any
 
     def db_path(self, db_id: str) -> Path | None:
         return self.databases.get(db_id)

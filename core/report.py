@@ -36,6 +36,7 @@ EXPORT_COLUMNS = (
     "ts_witness",
     "gold_suspect",
     "tie_sensitive",
+    "gold_match",
     "structural",
     "operators",
     "hardness",
@@ -46,6 +47,11 @@ EXPORT_COLUMNS = (
     "suggested",
 )
 EXTRA_COLUMNS = (
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+    "pm_authors",
+    "authors_note",
     "official_quirk",
     "gold_suspect_detail",
     "error_kind",
@@ -62,6 +68,12 @@ EXTRA_COLUMNS = (
 )
 EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer", "ex_official", "ex_ts")
 MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
+AUTHORS_METRICS = (
+    "pm_authors",
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+)  # the paper's code; None where it raises
 FACETS = ("hardness", "structural", "operators", "reasoning")
 TOP_CATEGORIES = 8
 HARDNESS_ORDER = ("easy", "medium", "hard", "extra")
@@ -150,7 +162,7 @@ def export_frame(frame: pl.DataFrame) -> pl.DataFrame:
 
 def _aggregations() -> list[pl.Expr]:
     aggs = [pl.len().alias("n"), pl.col("ex").is_not_null().sum().alias("n_exec")]
-    for m in (*EXEC_METRICS, *MATCH_METRICS):
+    for m in (*EXEC_METRICS, *MATCH_METRICS, *AUTHORS_METRICS):
         aggs += [pl.col(m).cast(pl.Float64).mean().alias(m), pl.col(m).count().alias(f"{m}_n")]
     # rows where the official evaluator's verdict is not ex_spider's (a verdict against none counts)
     aggs.append(pl.col("ex_official").ne_missing(pl.col("ex_spider")).sum().alias("official_differs"))

@@ -71,12 +71,18 @@ RESULT_COLUMNS: dict[str, type] = {
     "ex_official": int,  # the official Spider evaluator's verdict, quirk for quirk
     "official_quirk": str,  # what makes ex_official differ from ex_spider on this row
     "tie_sensitive": int,  # 1: differs from gold only by which rows tied at gold's LIMIT it kept
+    "gold_match": str,  # which gold `ex` matched: "gold", "alternative N" (dataset) or "accepted N" (app)
     "em": int,
     "em_spider": int,
     "sm": float,
     "om": float,
     "vm": float,
     "pm": float,
+    "sm_authors": float,  # partial match as the paper's published code computes it (None where it raises)
+    "om_authors": float,
+    "vm_authors": float,
+    "pm_authors": float,
+    "authors_note": str,  # why the *_authors columns are empty ("their code would raise: …")
     "pred_structural": str,
     "pred_operators": str,
     "parse_ok": int,
@@ -126,6 +132,8 @@ def dataset_fingerprint(dataset: Dataset) -> str:
     h = hashlib.sha256()
     for e in dataset.examples:
         record = [e.index, e.example_id, e.db_id, e.question, e.gold_sql, e.evidence, e.reasoning]
+        if e.alternatives:  # appended only when present: fingerprints of datasets without any stay the same
+            record.append(list(e.alternatives))
         h.update(json.dumps(record, ensure_ascii=False).encode())
     return h.hexdigest()
 

@@ -54,6 +54,11 @@ def _add_inputs(p: argparse.ArgumentParser, *, dataset_required: bool = True) ->
     p.add_argument("--gold-column", metavar="NAME", help="gold-SQL column of a CSV/JSONL dataset")
     p.add_argument("--db-column", metavar="NAME", help="db_id column of a CSV/JSONL dataset")
     p.add_argument("--id-column", metavar="NAME", help="id column of a CSV/JSONL dataset")
+    p.add_argument(
+        "--alternatives",
+        metavar="FILE.jsonl",
+        help="alternative gold queries per example (default: <dataset>.alternatives.jsonl beside it)",
+    )
 
 
 def _add_neighbour_options(p: argparse.ArgumentParser) -> None:

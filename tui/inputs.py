@@ -36,6 +36,7 @@ def load_inputs(args: argparse.Namespace) -> Inputs:
         db_dir=getattr(args, "db_dir", None),
         tables=getattr(args, "tables", None),
         columns=columns or None,
+        alternatives=getattr(args, "alternatives", None),
     )
     preds: list[PredictionSet] = []
     names: set[str] = set()

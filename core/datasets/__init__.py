@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from sqltriage.core.alternatives import find_sidecar, with_sidecar
 from sqltriage.core.datasets.detect import (
     DATASET_FORMATS,
     JSON_FORMATS,
@@ -29,8 +30,32 @@ def load_dataset(
     tables: Path | str | None = None,
     columns: Mapping[str, str] | None = None,
     name: str | None = None,
+    alternatives: Path | str | None = None,
 ) -> Dataset:
-    """Load a dataset in any supported format; either it loads whole or a DatasetError says why."""
+    """Load a dataset in any supported format; either it loads whole or a DatasetError says why.
+
+    Alternative gold queries come from the records themselves, from `alternatives` (a sidecar file) or
+    from a sidecar found beside the dataset file (see core/alternatives.py).
+    """
+    dataset = _load(path, fmt=fmt, db_dir=db_dir, tables=tables, columns=columns, name=name)
+    if alternatives is not None:
+        sidecar: Path | None = Path(alternatives)
+        if not sidecar.is_file():
+            raise DatasetError("alternatives file does not exist", path=sidecar, hint="check --alternatives")
+    else:
+        sidecar = find_sidecar(dataset.path)
+    return with_sidecar(dataset, sidecar) if sidecar is not None else dataset
+
+
+def _load(
+    path: Path | str,
+    *,
+    fmt: str,
+    db_dir: Path | str | None,
+    tables: Path | str | None,
+    columns: Mapping[str, str] | None,
+    name: str | None,
+) -> Dataset:
     path = Path(path)
     db_dir = Path(db_dir) if db_dir is not None else None
     tables = Path(tables) if tables is not None else None

@@ -6,10 +6,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sqltriage.core.alternatives import FIELD_NAMES as ALTERNATIVE_FIELDS
+from sqltriage.core.alternatives import parse_field as parse_alternatives
 from sqltriage.core.errors import DatasetError
 from sqltriage.core.model import Example
 
 QUESTION_KEYS = ("question", "nl", "utterance", "text", "question_text")
+ALTERNATIVE_KEYS = ALTERNATIVE_FIELDS
 SQL_KEYS = ("query", "SQL", "sql", "gold_sql", "gold", "gold_query")
 DB_KEYS = ("db_id", "db", "database", "db_name")
 ID_KEYS = ("question_id", "example_id", "id", "qid", "idx")
@@ -95,7 +98,9 @@ def example_from_record(
             "db_id is empty", path=path, where=where, hint="name the database of this question"
         )
     example_id = str(record[ik]).strip() if ik and record.get(ik) is not None else str(index)
-    known = {qk, sk, dk, ik, "evidence", "difficulty", "reasoning_type", "commonsense_knowledge"}
+    ak = pick_key(record, ALTERNATIVE_KEYS)
+    alternatives = parse_alternatives(record.get(ak), path=path, where=f"{where}, key {ak}") if ak else ()
+    known = {qk, sk, dk, ik, ak, "evidence", "difficulty", "reasoning_type", "commonsense_knowledge"}
     extra = {
         k: v
         for k, v in record.items()
@@ -112,4 +117,5 @@ def example_from_record(
         reasoning=reasoning_tokens(record.get("reasoning_type")),
         commonsense=optional_str(record, "commonsense_knowledge"),
         extra=extra,
+        alternatives=alternatives,
     )

@@ -23,8 +23,12 @@ def combine(
     error: str | None,
     parsed: bool,
     duplicates_mean_distinct: bool = True,
+    tie_sensitive: bool = False,
 ) -> list[Suggestion]:
     """The suggestions shown for one row, most confident first, nothing under the gate."""
+    if ex == 0 and tie_sensitive:
+        why = "the prediction differs from gold only by which of the rows tied at gold's LIMIT it kept"
+        return [Suggestion("Evaluation: EX false negative (equivalent query)", why, 0.9)]
     out = list(found)
     out += [Suggestion(tag, reason, conf) for tag, reason, conf in error_causes(error)]
     if error and not parsed and not error_causes(error):

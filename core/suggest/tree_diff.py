@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from sqltriage.core.model import Schema
-from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem
+from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, norm_sql
 from sqltriage.core.suggest.suggestion import Suggestion
 
 DATE_WORDS = {"YEAR", "MONTH", "DAY", "DATEDIFF", "DATE_FORMAT", "NOW", "CURDATE", "DATEPART", "TO_DATE"}
@@ -147,7 +147,7 @@ def _select(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     for gi, pi in pairs:
         out += _item_pair(gi, pi, g, p)
     if len(pred_left) > len(gold_left):
-        extra = [x.text for x in pred_left[len(gold_left) :]]
+        extra = [x.shown for x in pred_left[len(gold_left) :]]
         covered = set().union(*(x.columns for x in g.select)) if g.select else set()
         conf = 0.85 if not gold_left or all(x.columns <= covered | x.columns for x in pred_left) else 0.7
         out.append(
@@ -159,13 +159,13 @@ def _select(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         # columns the prediction shows inside another item (first_name || ' ' || last_name) are not missing
         conf = 0.45 if all(x.columns and x.columns <= shown for x in rest) else 0.8
         out.append(
-            Suggestion("Attribute: missing", f"gold also selects {', '.join(x.text for x in rest)}", conf)
+            Suggestion("Attribute: missing", f"gold also selects {', '.join(x.shown for x in rest)}", conf)
         )
     return out
 
 
 def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
-    what = f"gold selects {gi.text}, the prediction {pi.text}"
+    what = f"gold selects {gi.shown}, the prediction {pi.shown}"
     counted = bool(gi.aggregates and pi.aggregates) and (not gi.columns or not pi.columns)
     if gi.columns == pi.columns or (gi.columns & pi.columns) or counted:
         if set(gi.aggregates) != set(pi.aggregates):
@@ -196,10 +196,13 @@ def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> 
     return [Suggestion("Attribute: mismatch", what, 0.8)]
 
 
+_TESTS = re.compile(r"\b(eq|neq|gt|gte|lt|lte|like|is)\(")
+
+
 def _counting_idiom(gi: SelectItem, pi: SelectItem) -> bool:
     """SUM(cond) / SUM(IIF(cond, 1, 0)) and COUNT(CASE WHEN cond THEN 1 END) count the same rows."""
     return set(gi.aggregates) ^ set(pi.aggregates) <= {"sum", "count"} and (
-        "conditional" in gi.families | pi.families or "=" in gi.text + pi.text
+        "conditional" in gi.families | pi.families or _TESTS.search(gi.text + pi.text) is not None
     )
 
 
@@ -235,9 +238,6 @@ def _in_evidence(value: str, evidence: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", evidence, re.IGNORECASE) is not None
 
 
-_PICK = re.compile(r"=\s*\(\s*SELECT\s+(MAX|MIN)\s*\(", re.IGNORECASE)
-
-
 def _kept(c: Conjunct, other: QueryFacts) -> bool:
     """Leave out HAVING conditions when the other side has no HAVING (the clause rule says it), and
     `x = (SELECT max(x) …)` when the other side picks the top row with ORDER BY … LIMIT 1."""
@@ -249,7 +249,9 @@ def _kept(c: Conjunct, other: QueryFacts) -> bool:
         and (other.set_ops["except"] or other.anti_joins)
     ):
         return False  # EXCEPT, or LEFT JOIN … IS NULL, on the other side says the same
-    return not (c.kind == "subquery" and _PICK.search(c.text) and other.limit == "1" and other.order)
+    # `= (SELECT max(x) …)` against a top pick (ORDER BY … LIMIT 1, counted as that max) on the other side:
+    # the aggregate rule compares the two, the condition says nothing more
+    return not (c.pick and c.op == "=" and other.aggregates[c.pick] > 0)
 
 
 def _subject(c: Conjunct) -> str:
@@ -336,7 +338,10 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
     if c.functions != x.functions and "date/time" in (c.functions | x.functions):
         return [Suggestion("Function: date/time", what, 0.4)]  # often the same dates written another way
     if c.kind == "subquery" and x.kind == "subquery" and c.op == x.op:
-        return []  # the nested queries are compared by the other rules
+        if norm_sql(c.node) == norm_sql(x.node):
+            return []
+        # the difference inside is named by the other rules; this says where it is
+        return [Suggestion("Subquery: partial", f"the nested queries differ: {what}", 0.45)]
     out: list[Suggestion] = []
     same_value = c.value == x.value
     if _same_test(c, x):
@@ -473,7 +478,7 @@ def _top_pick(f: QueryFacts, other: QueryFacts) -> bool:
 
 def _having_pick(f: QueryFacts, other: QueryFacts) -> bool:
     """`HAVING count(*) = (SELECT max(…) …)` picks what the other side's `ORDER BY count(*) … LIMIT 1` picks."""
-    return other.limit == "1" and any(c.clause == "having" and _PICK.search(c.text) for c in f.conjuncts)
+    return other.limit == "1" and any(c.clause == "having" and c.pick for c in f.conjuncts)
 
 
 def _clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:

@@ -32,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import suggest_bench
 
         return suggest_bench.main(argv[1:])
+    if argv[:1] == ["cluster"]:  # the Dask engine's overhead against the local pool
+        from tests.bench import cluster_bench
+
+        return cluster_bench.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
     parser.add_argument("--runs", type=int, default=3, help="runs of each eval figure (default 3)")
     parser.add_argument("--rounds", type=int, default=10, help="key presses per app figure (default 10)")

@@ -33,7 +33,6 @@ MODELS = ("atlas-7b", "beacon-gpt4")
 TIMES = 3  # the sample's 67 questions three times: 201 examples, 402 (example, model) pairs
 # The export holds no question features: runs compared only by their export skip them (no spaCy load).
 QUICK = EvalOptions(timeout=2.0, features=False)
-FEATURE_COLUMNS = "q_words, q_tree_depth, q_lexical_density, q_rarity, q_flesch, q_schema_linkage"
 
 
 def enlarged_sample(dest: Path, times: int = TIMES) -> Path:
@@ -74,6 +73,11 @@ def results_count(workspace: Path) -> int:
         return 0
 
 
+def load(dataset: Path) -> tuple:
+    ds = load_dataset(dataset)
+    return ds, [load_predictions(dataset / "predictions" / f"{m}.sql", ds) for m in MODELS]
+
+
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return enlarged_sample(tmp_path_factory.mktemp("cluster") / "dataset")
@@ -83,7 +87,10 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def reference(dataset: Path) -> tuple[Path, list[dict[str, str]]]:
     """The same inputs evaluated by this machine's process pool: what every cluster run must reproduce."""
     workspace = dataset.parent / "local.db"
-    assert main([*eval_args(dataset, workspace), "--features"]) == 0  # features cached for the dataset
+    ds, preds = load(dataset)
+    with Workspace.open(workspace) as ws:
+        summary = evaluate(ds, preds, ws, replace(QUICK, jobs=2))
+    assert summary.computed == 2 * 67 * TIMES
     return workspace, export(workspace)
 
 
@@ -106,22 +113,13 @@ def cluster() -> Iterator[tuple[str, Client]]:
 def test_cluster_export_equals_the_local_export_row_for_row(
     dataset: Path, reference: tuple[Path, list[dict[str, str]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    local_ws, local_rows = reference
+    _, local_rows = reference
     workspace = dataset.parent / "cluster.db"
     capsys.readouterr()
     assert main([*eval_args(dataset, workspace), "--cluster", "local:2"]) == 0
     run = json.loads(capsys.readouterr().out)["run"]
     assert run["computed"] == len(local_rows) == 2 * 67 * TIMES and run["reused"] == 0
     assert export(workspace) == local_rows
-    # the question features, the dataset's (cached by the reference run, never the workers' work), agree too
-    features = f"SELECT idx, {FEATURE_COLUMNS} FROM examples ORDER BY idx"
-    assert query(workspace, features) == query(local_ws, features)
-    assert all(row[1] is not None for row in query(workspace, features))
-
-
-def load(dataset: Path) -> tuple:
-    ds = load_dataset(dataset)
-    return ds, [load_predictions(dataset / "predictions" / f"{m}.sql", ds) for m in MODELS]
 
 
 def test_a_worker_killed_mid_run_loses_no_finished_chunk(
@@ -169,6 +167,35 @@ def test_a_cancelled_cluster_run_keeps_its_chunks_and_resumes(
         assert not second.cancelled
         assert second.reused == kept and second.computed + second.reused == len(reference[1])
     assert export(workspace) == reference[1]
+
+
+def neighbour_files(cache: Path) -> dict[str, int]:
+    """Every file of every neighbour set in the cache, with its modification time (rebuilt files change it)."""
+    return {str(f.relative_to(cache)): f.stat().st_mtime_ns for f in sorted(cache.rglob("*.sqlite"))}
+
+
+def test_neighbour_databases_are_built_once_per_database_on_the_workers_and_reused(
+    tmp_path: Path, cluster: tuple[str, Client]
+) -> None:
+    sample = tmp_path / "sample"
+    shutil.copytree(SAMPLE_DIR, sample)
+    ds, preds = load(sample)
+    cache = tmp_path / "neighbours"
+    with_ts = replace(QUICK, neighbours=2, neighbour_cache=str(cache))
+    with Workspace.open(tmp_path / "cluster.db") as ws:
+        evaluate(ds, preds, ws, replace(with_ts, cluster=cluster[0]))
+    built = neighbour_files(cache)
+    sets = sorted(p.name for p in cache.iterdir() if p.is_dir())
+    assert len(sets) == len(ds.databases) == 2  # one set per database, whichever worker needed it first
+    assert len(built) == 2 * 2 and not [p for p in cache.iterdir() if p.name.startswith(".")]
+
+    with Workspace.open(tmp_path / "local.db") as ws:  # a later run finds them built and reuses them
+        evaluate(ds, preds, ws, replace(with_ts, jobs=1))
+    assert neighbour_files(cache) == built
+    cluster_rows = export(tmp_path / "cluster.db")
+    assert cluster_rows == export(tmp_path / "local.db")
+    assert {r["ex_ts"] for r in cluster_rows} >= {"0", "1"}
+    assert any(r["ts_witness"].startswith(str(cache)) for r in cluster_rows)
 
 
 # --- workers that do not see a database --------------------------------------------------------------

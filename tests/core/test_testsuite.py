@@ -179,9 +179,17 @@ def test_changing_k_or_the_seed_recomputes(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     _, dataset, preds = shops_inputs(tmp_path)
     n = len(dataset.examples) * len(preds)
+    stages: list[tuple[str, int, int]] = []
     with Workspace.open(tmp_path / "w.db") as ws:
-        first = evaluate(dataset, preds, ws, EvalOptions(jobs=1, features=False, neighbours=2))
+        first = evaluate(
+            dataset,
+            preds,
+            ws,
+            EvalOptions(jobs=1, features=False, neighbours=2),
+            progress=lambda *s: stages.append(s),
+        )
         assert first.computed == n
+        assert ("neighbours", 1, 1) in stages, "the neighbours are built up front, with progress"
         assert evaluate(dataset, preds, ws, EvalOptions(jobs=1, features=False, neighbours=2)).computed == 0
         again = evaluate(dataset, preds, ws, EvalOptions(jobs=1, features=False, neighbours=2, seed=5))
         assert again.computed == n

@@ -212,6 +212,26 @@ async def test_detail_of_a_failing_example(sample_ws: Evaluated) -> None:
         assert "EX (spider) fail" in results
 
 
+async def test_breakdown_shows_the_paper_codes_figures_under_ours_when_they_differ(
+    sample_ws: Evaluated,
+) -> None:
+    frame = sample_ws.frame.filter(pl.col("parse_ok") == 1)
+    differ = frame.filter((pl.col("pm") - pl.col("pm_authors")).abs() > 0.01).sort("index")
+    agree = frame.filter((pl.col("pm") - pl.col("pm_authors")).abs() < 0.001).sort("index")
+    assert differ.height and agree.height, "the sample has rows of both kinds"
+    async with running(sample_ws) as (app, pilot, screen):
+        row = differ.row(0, named=True)
+        await goto(app, pilot, screen, row)
+        text = screen.query_one(DetailPane).text("breakdown", width=200)
+        assert "as the paper's code computes it" in text
+        assert f"PM {row['pm_authors']:.2f}" in text and f"PM {row['pm']:.2f}" in text
+    async with running(sample_ws) as (app, pilot, screen):
+        row = agree.row(0, named=True)
+        await goto(app, pilot, screen, row)
+        text = screen.query_one(DetailPane).text("breakdown", width=200)
+        assert f"PM {row['pm']:.2f}" in text and "paper's code" not in text
+
+
 async def test_edit_and_rerun_changes_the_verdict(sample_ws: Evaluated) -> None:
     row = failing_row(sample_ws.frame)
     async with running(sample_ws) as (app, pilot, screen):

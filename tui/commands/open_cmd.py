@@ -50,9 +50,15 @@ def workspace_inputs(workspace: Path, args: argparse.Namespace) -> tuple[Inputs,
         name = ws.get_meta("dataset_name") or workspace.stem
         where = ws.get_meta("dataset_path")
         fmt = ws.get_meta("dataset_format") or "auto"
+        alternatives = ws.get_meta("alternatives_path")
     if where:
         try:
-            dataset = load_dataset(where, fmt=fmt, db_dir=getattr(args, "db_dir", None))
+            dataset = load_dataset(
+                where,
+                fmt=fmt,
+                db_dir=getattr(args, "db_dir", None),
+                alternatives=alternatives if alternatives and Path(alternatives).is_file() else None,
+            )
             return Inputs(dataset, ()), ""
         except SqlTriageError as exc:
             note = f"dataset {where} could not be loaded ({exc.what}): live results are off"

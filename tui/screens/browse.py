@@ -108,6 +108,14 @@ class Saved(Message):
         self.change, self.undo, self.error = change, undo, error
 
 
+class GoldAccepted(Message):
+    """A prediction stored as an alternative gold, and the frame re-read with the rows it re-scored."""
+
+    def __init__(self, frame: pl.DataFrame | None, index: int, changed: int, error: str = "") -> None:
+        super().__init__()
+        self.frame, self.index, self.changed, self.error = frame, index, changed, error
+
+
 class UndoFound(Message):
     """The change an undo would revert (None: nothing to undo, or the error reading the logs)."""
 
@@ -138,6 +146,7 @@ class BrowseScreen(Screen):
         Binding("t", "tag", "Tag", id="browse.tag"),
         Binding("T", "tag_all", "Tag all filtered", id="browse.tag_all"),
         Binding("a", "accept_suggestion", "Accept suggestion", id="browse.accept"),
+        Binding("A", "accept_as_gold", "Accept as alternative gold", id="browse.accept_gold"),
         Binding("d", "untag", "Remove tag", id="browse.untag"),
         Binding("D", "untag_all", "Remove tag from all filtered", show=False, id="browse.untag_all"),
         Binding("u", "undo", "Undo", id="browse.undo"),
@@ -404,6 +413,7 @@ class BrowseScreen(Screen):
 
     @work(thread=True, exclusive=True, group="detail")
     def _detail_worker(self, key: RowKey, row: dict[str, Any]) -> None:
+        from sqltriage.core.sql.authors_match import authors_partial_match
         from sqltriage.core.sql.diff import sql_diff
         from sqltriage.core.sql.partial_match import partial_match
         from sqltriage.core.suggest import stored_suggestions, suggest_causes
@@ -419,7 +429,7 @@ class BrowseScreen(Screen):
         if get_current_worker().is_cancelled:
             return
         breakdown = partial_match(gold, pred, schema)
-        tabs["breakdown"] = render_breakdown(breakdown)
+        tabs["breakdown"] = render_breakdown(breakdown, authors_partial_match(gold, pred, schema))
         tabs["question"] = render_question(
             self._with_features(row), self.sources.databases.get(row["db_id"]), self._features_note()
         )
@@ -764,6 +774,60 @@ class BrowseScreen(Screen):
             self.notify("no suggested cause left for this row")
             return
         self.save("tag", [key], pending[0].tag)
+
+    def action_accept_as_gold(self) -> None:
+        """Accept the row's prediction as another correct gold of its example (kept in the workspace)."""
+        row = self._triage_row()
+        if row is None:
+            return
+        sql = (row.get("pred_sql") or "").strip()
+        if not sql:
+            self.notify("this row has no prediction to accept", severity="warning")
+            return
+        index = int(row["index"])
+        question = (
+            f"Accept {row['model']}'s prediction as an alternative gold of #{index}? It is kept in the "
+            "workspace (not the dataset) and every model's row of this example is re-scored."
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._accept_gold_worker(self.app.write_turns.take(), index, sql)  # type: ignore[attr-defined]
+
+        self.app.push_screen(Confirm(question), confirmed)
+
+    @work(thread=True, group="save")
+    def _accept_gold_worker(self, turn: int, index: int, sql: str) -> None:
+        from sqltriage.core.alternatives import accept
+        from sqltriage.core.report import load_frame
+
+        app = self.app
+        ws = app.workspace  # type: ignore[attr-defined]
+        with app.write_turns.turn(turn):  # type: ignore[attr-defined]
+            try:
+                changed = accept(
+                    ws,
+                    app.dataset,  # type: ignore[attr-defined]
+                    index,
+                    sql,
+                    timeout=self.sources.timeout,
+                    max_rows=self.sources.max_rows,
+                )
+                frame = facets.prepare(facets.use_ex_mode(load_frame(ws, self.models or None), self.ex_mode))
+            except Exception as exc:  # shown, never a crash: the workspace kept its last committed state
+                self.post_message(GoldAccepted(None, index, 0, error=str(exc)))
+                return
+        self.post_message(GoldAccepted(frame, index, len({m for m, _ in changed})))
+
+    def on_gold_accepted(self, message: GoldAccepted) -> None:
+        if message.frame is None:
+            self.notify(f"not saved: {message.error}", severity="error", timeout=10)
+            return
+        self.frame, self.index, self.cells = message.frame, None, None  # every column may have changed
+        text = f"saved: alternative gold of #{message.index}; {message.changed} model row(s) now pass EX"
+        self.saved_log.append(text)
+        self.notify(text)
+        self.refilter()
 
     def action_untag(self) -> None:
         row = self._triage_row()

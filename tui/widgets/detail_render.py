@@ -16,6 +16,7 @@ from rich.text import Text
 
 from sqltriage.core.execution import EX_MODES, ExecResult, PairRun
 from sqltriage.core.gold_audit import Tie, tie_sensitive
+from sqltriage.core.sql.authors_match import AuthorsMatch
 from sqltriage.core.sql.diff import EQUAL, GOLD_ONLY, SqlDiff
 from sqltriage.core.sql.partial_match import ComponentDiff, MatchBreakdown
 from sqltriage.core.suggest import Suggestion
@@ -41,12 +42,18 @@ def _verdict(v: int | None) -> Text:
 # --- breakdown --------------------------------------------------------------------------------------
 
 
-def render_breakdown(b: MatchBreakdown) -> RenderableType:
-    """Scores per subquery and, per component, the items only gold or only the prediction has."""
+def render_breakdown(b: MatchBreakdown, authors: AuthorsMatch | None = None) -> RenderableType:
+    """Scores per subquery and, per component, the items only gold or only the prediction has.
+
+    `authors`: the same measures as the paper's published code computes them, shown under ours when they
+    differ (or when that code would raise).
+    """
     head = Text()
     for name, value in (("SM", b.sm), ("OM", b.om), ("VM", b.vm), ("PM", b.pm)):
         head.append(f"{name} {_score(value)}   ", style="bold")
     parts: list[RenderableType] = [head]
+    if authors is not None and (line := _authors_line(b, authors)) is not None:
+        parts.append(line)
     if b.error:
         parts.append(Text(b.error, style="red"))
     for sub in b.subqueries:
@@ -72,6 +79,21 @@ def render_breakdown(b: MatchBreakdown) -> RenderableType:
             table.caption = "the prediction has no subquery here"
         parts.append(table)
     return Group(*parts)
+
+
+def _authors_line(b: MatchBreakdown, a: AuthorsMatch) -> Text | None:
+    if a.raises:
+        return Text(f"paper's code: {a.raises}", style="dim")
+    ours = (b.sm, b.om, b.vm, b.pm)
+    theirs = (a.sm, a.om, a.vm, a.pm)
+    if all(x is not None and y is not None and abs(x - y) < 0.005 for x, y in zip(ours, theirs, strict=True)):
+        return None
+    line = Text()
+    for name, value in zip(("SM", "OM", "VM", "PM"), theirs, strict=True):
+        line.append(f"{name} {_score(value)}   ")
+    line.append("(as the paper's code computes it)")
+    line.stylize("dim")
+    return line
 
 
 # --- results ----------------------------------------------------------------------------------------
