@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = {
         "tune": score([r for r in results if r.row.split == "tune"]),
         "held-out": score([r for r in results if r.row.split == "held"]),
+        "fresh (labelled after tuning)": score([r for r in results if r.row.split == "fresh"]),
         "all": score(results),
     }
     for ds in ("spider", "bird", "archer"):
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\ntargets: recall@3 ≥ {TARGETS['recall@3']}, precision ≥ {TARGETS['precision']}, false alarms ≤ {TARGETS['false alarms']}"
     )
-    for name in ("tune", "held-out"):
+    for name in ("tune", "held-out", "fresh (labelled after tuning)"):
         print(
             f"\nPer category, {name} part (labels found among the first 3; suggestions that a person gave):"
         )
