@@ -292,6 +292,7 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
                 options.seed,
                 root,
                 foreign_keys=schema.foreign_keys if schema is not None else (),
+                primary_keys=schema.primary_keys if schema is not None else (),
             )
             memo[db_id] = (paths, None)
         except NeighbourError as exc:
