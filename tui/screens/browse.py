@@ -151,7 +151,7 @@ class BrowseScreen(Screen):
         Binding("D", "untag_all", "Remove tag from all filtered", show=False, id="browse.untag_all"),
         Binding("u", "undo", "Undo", id="browse.undo"),
         Binding("n", "note", "Note", id="browse.note"),
-        Binding("e", "export", "Export CSV", id="browse.export"),
+        Binding("e", "export", "Export", id="browse.export"),
         Binding("m", "summary", "Summary", id="browse.summary"),
         Binding("r", "toggle_resolve", "Aliases as written/resolved", show=False, id="browse.resolve"),
         Binding("enter", "open_detail", "Detail", id="browse.detail"),
