@@ -47,6 +47,7 @@ def definitions_digest() -> str:
     return hashlib.sha256(source).hexdigest()[:16]
 
 
+@cache
 def _version(distribution: str) -> str:
     try:
         return metadata.version(distribution)
