@@ -13,6 +13,7 @@ import sqlite3
 
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.report import EXPORT_COLUMNS, EXTRA_COLUMNS
+from sqltriage.core.review import reviewed_sql
 from sqltriage.core.workspace import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
 
 _TAGS = (
@@ -29,6 +30,8 @@ def _expression(column: str) -> str | None:
         return _TAGS
     if column == "note":
         return "n.note"
+    if column == "ex_reviewed":  # computed from the tags whenever the view is read, as the export does
+        return reviewed_sql()
     if column in RESULT_COLUMNS:
         return f"r.[{column}]"
     if column in EXAMPLE_COLUMNS:
