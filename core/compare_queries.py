@@ -30,6 +30,7 @@ def compare_queries(
 ) -> dict[str, Any]:
     """Categories of both, EM both ways, partial match with its breakdown, the clause diff, and results."""
     from sqltriage.core.exec_compare import execution_outcomes
+    from sqltriage.core.sql.authors_match import authors_partial_match
     from sqltriage.core.sql.categories import categorize
     from sqltriage.core.sql.diff import sql_diff
     from sqltriage.core.sql.exact_match import exact_match
@@ -54,6 +55,7 @@ def compare_queries(
         "vm": pm.vm,
         "pm": pm.pm,
         "pm_error": pm.error,
+        "authors": asdict(authors_partial_match(gold, pred, schema)),  # as the paper's code computes them
         "gold": asdict(categorize(gold, schema)),
         "pred": asdict(categorize(pred, schema)),
         "breakdown": [asdict(s) for s in pm.subqueries],

@@ -23,7 +23,7 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "7"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "9"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
@@ -292,6 +292,7 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
                 options.seed,
                 root,
                 foreign_keys=schema.foreign_keys if schema is not None else (),
+                primary_keys=schema.primary_keys if schema is not None else (),
             )
             memo[db_id] = (paths, None)
         except NeighbourError as exc:
@@ -503,9 +504,10 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
             pred_result=pred_result,
             ex=row.get("ex"),
             error=row.get("error"),
+            tie_sensitive=bool(row.get("tie_sensitive")),
         )
-    except (RecursionError, MemoryError, ValueError):  # a query too odd to compare gets no suggestion
-        found = []
+    except Exception:  # advisory only: a query too odd to compare is left unsuggested, the run goes on
+        return {"suggested": None, "suggested_why": None}
     return {"suggested": format_suggested(found), "suggested_why": json.dumps([s.as_dict() for s in found])}
 
 

@@ -50,22 +50,3 @@ def reviewed_columns(frame: pl.DataFrame) -> pl.DataFrame:
     )
     reviewed = (fn | fp | gold_wrong).cast(pl.Int64)
     return frame.with_columns(reviewed_ex.alias("ex_reviewed"), reviewed.alias("reviewed"))
-
-
-def _has_sql(tag: str, idx: str, model: str) -> str:
-    name = tag.lower().replace("'", "''")
-    return (
-        f"EXISTS (SELECT 1 FROM tags t WHERE t.idx = {idx} AND t.model = {model} AND "
-        f"(lower(t.tag) = '{name}' OR substr(lower(t.tag), -{len(name) + 2}) = ': {name}'))"
-    )
-
-
-def reviewed_sql(ex: str = "r.ex", idx: str = "r.idx", model: str = "r.model") -> str:
-    """`ex_reviewed` as one SQL expression over the workspace's tags, for its `evaluations` view."""
-    fn, fp = _has_sql(FALSE_NEGATIVE, idx, model), _has_sql(FALSE_POSITIVE, idx, model)
-    return (
-        f"CASE WHEN {_has_sql(GOLD_WRONG, idx, model)} THEN NULL "
-        f"WHEN {ex} IS NOT NULL AND {fn} AND NOT {fp} THEN 1 "
-        f"WHEN {ex} IS NOT NULL AND {fp} AND NOT {fn} THEN 0 "
-        f"ELSE {ex} END"
-    )

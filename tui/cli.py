@@ -72,6 +72,12 @@ def _add_neighbour_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--seed", type=int, default=None, metavar="N", help="seed of the neighbour databases (default 0)"
     )
+    p.add_argument(
+        "--neighbour-cache",
+        metavar="DIR",
+        help="folder of the neighbour databases (default: $XDG_CACHE_HOME/sqltriage/neighbours; "
+        "the `neighbours --out` folder if you built them there)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,7 +11,7 @@ from sqltriage.core.execution import ExecResult
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.parse import ParsedQuery
 from sqltriage.core.suggest.exec_signals import exec_signals
-from sqltriage.core.suggest.facts import query_facts
+from sqltriage.core.suggest.facts import QueryFacts, query_facts
 from sqltriage.core.suggest.rules import combine
 from sqltriage.core.suggest.suggestion import Suggestion, format_suggested
 from sqltriage.core.suggest.tree_diff import tree_findings
@@ -29,22 +29,51 @@ def suggest_causes(
     pred_result: ExecResult | None = None,
     ex: int | None = None,
     error: str | None = None,
+    tie_sensitive: bool = False,
 ) -> list[Suggestion]:
     """Suggestions for one (example, prediction), most confident first; empty when nothing is surely wrong.
 
     `ex` is the stored outcome (1, 0 or None); `error` the prediction's execution or parse error, if any;
-    the results, when given, add execution signals.
+    the results, when given, add execution signals; `tie_sensitive` says the prediction differs from gold
+    only by which of the rows tied at gold's LIMIT it kept.
     """
-    g, p = query_facts(gold, schema), query_facts(pred, schema)
+    if gold_result is not None and gold_result.error_kind in ("syntax", "runtime"):
+        return [Suggestion("Evaluation: gold SQL wrong", f"gold itself fails: {gold_result.error}", 0.9)]
+    signals = exec_signals(gold_result, pred_result)
+    if ex == 1 and signals is not None and signals.same_bag and not signals.trivial:
+        return []  # the same rows, and not by chance: nothing to suggest (and no parse work spent)
+    g, p = _gold_facts(gold, schema), query_facts(pred, schema)
     found = tree_findings(g, p, evidence, schema) if g.ok and p.ok else []
     if error is None and not p.ok and g.ok:
         error = f"does not parse: {p.error}"
     # a set operator removes duplicates: with one only on one side, duplicates say nothing about DISTINCT
     dedup_differs = g.ok and p.ok and set(g.set_ops) != set(p.set_ops)
-    signals = exec_signals(gold_result, pred_result)
     return combine(
-        found, signals, ex=ex, error=error, parsed=p.ok, duplicates_mean_distinct=not dedup_differs
+        found,
+        signals,
+        ex=ex,
+        error=error,
+        parsed=p.ok,
+        duplicates_mean_distinct=not dedup_differs,
+        tie_sensitive=tie_sensitive,
     )
+
+
+_GOLD_FACTS: dict[int, tuple[ParsedQuery, Schema | None, QueryFacts]] = {}
+
+
+def _gold_facts(gold: str | ParsedQuery, schema: Schema | None) -> QueryFacts:
+    """An evaluation passes one gold parse for every model: read its facts once."""
+    if not isinstance(gold, ParsedQuery):
+        return query_facts(gold, schema)
+    hit = _GOLD_FACTS.get(id(gold))
+    if hit is not None and hit[0] is gold and hit[1] is schema:
+        return hit[2]
+    facts = query_facts(gold, schema)
+    if len(_GOLD_FACTS) >= 256:
+        _GOLD_FACTS.clear()
+    _GOLD_FACTS[id(gold)] = (gold, schema, facts)
+    return facts
 
 
 def stored_suggestions(text: str | None) -> list[Suggestion] | None:

@@ -29,28 +29,24 @@ class ExecSignals:
     trivial: bool  # both results empty or a single zero / NULL value: agreement proves little
 
 
-def _norm(row: tuple) -> tuple:
-    return tuple(round(v, 6) if isinstance(v, float) else v for v in row)
-
-
 def exec_signals(gold: ExecResult | None, pred: ExecResult | None) -> ExecSignals | None:
-    """The comparison of two successful results, or None when either is missing or failed."""
+    """The comparison of two successful results, or None when either is missing or failed.
+
+    Rows are compared as returned (hashable tuples, no per-row work in Python beyond building sets), so
+    the cost stays small next to running the queries.
+    """
     if gold is None or pred is None or not gold.ok or not pred.ok:
         return None
-    g = Counter(_norm(r) for r in gold.rows)
-    p = Counter(_norm(r) for r in pred.rows)
     trivial = all(len(rows) == 0 or rows in (((0,),), ((None,),)) for rows in (gold.rows, pred.rows))
-    return ExecSignals(
-        gold_rows=len(gold.rows),
-        pred_rows=len(pred.rows),
-        gold_cols=len(gold.columns),
-        pred_cols=len(pred.columns),
-        same_bag=g == p,
-        same_set=set(g) == set(p),
-        pred_has_all_gold=set(g) <= set(p),
-        gold_has_all_pred=set(p) <= set(g),
-        trivial=trivial,
-    )
+    counts = (len(gold.rows), len(pred.rows), len(gold.columns), len(pred.columns))
+    if gold.rows == pred.rows:
+        return ExecSignals(*counts, same_bag=True, same_set=True, pred_has_all_gold=True,
+                           gold_has_all_pred=True, trivial=trivial)  # fmt: skip
+    g, p = set(gold.rows), set(pred.rows)
+    same_set = g == p
+    same_bag = same_set and len(gold.rows) == len(pred.rows) and Counter(gold.rows) == Counter(pred.rows)
+    return ExecSignals(*counts, same_bag=same_bag, same_set=same_set, pred_has_all_gold=g <= p,
+                       gold_has_all_pred=p <= g, trivial=trivial)  # fmt: skip
 
 
 def error_causes(error: str | None) -> list[tuple[str, str, float]]:

@@ -88,6 +88,7 @@ SQLITE_FUNCTIONS = set(FAMILY_NAMES) | {
     "last_value", "nth_value", "concat", "concat_ws", "log", "ln", "exp", "mod", "pi", "trunc", "cast",
 }  # fmt: skip
 NOT_SQLITE_TYPES = {exp.Year: "YEAR", exp.Month: "MONTH", exp.Day: "DAY", exp.DateDiff: "DATEDIFF"}
+SET_OPERATIONS = {exp.Union: "union", exp.Intersect: "intersect", exp.Except: "except"}
 ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
 
 
@@ -100,19 +101,31 @@ class Conjunct:
     value: str  # the literal exactly as written (case kept), "(subquery)", "col:NAME", or the text
     kind: str  # "str", "num", "subquery", "column", "null", "other"
     clause: str  # "where" or "having"
-    text: str  # the condition as SQL, for reasons
+    node: exp.Expression = field(compare=False, repr=False)  # the condition itself
     functions: frozenset[str] = frozenset()  # families wrapped around the column (strftime(…) = '1991')
+    pick: str | None = None  # "max" / "min" when the value is `(SELECT max(…) …)`: a top pick
+
+    @property
+    def text(self) -> str:
+        """The condition as SQL, for reasons (generated only when a reason needs it)."""
+        return self.node.sql(dialect="sqlite")
 
 
 @dataclass(frozen=True, slots=True)
 class SelectItem:
-    text: str  # normalised SQL without aliases or qualifiers
+    text: str  # a signature without aliases, qualifiers or quoting: equal items have equal text
     columns: frozenset[str]
     aggregates: tuple[str, ...]
     families: frozenset[str]
     arithmetic: tuple[str, ...]
     distinct: bool  # COUNT(DISTINCT …) inside
     star: bool
+    node: exp.Expression = field(compare=False, repr=False)
+
+    @property
+    def shown(self) -> str:
+        """The item as SQL, for reasons."""
+        return self.node.sql(dialect="sqlite")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +149,7 @@ class QueryFacts:
     ors: int = 0  # OR nodes in WHERE / HAVING
     families: Counter[str] = field(default_factory=Counter)
     aggregates: Counter[str] = field(default_factory=Counter)  # every scope, plus ORDER BY … LIMIT 1
+    picks: Counter[str] = field(default_factory=Counter)  # the max / min that ORDER BY … LIMIT 1 stands for
     distinct_anywhere: int = 0  # SELECT DISTINCT in any scope
     count_distinct: int = 0
     counts_condition: bool = False  # SUM(cond), SUM(IIF(…)), COUNT(CASE …): rows counted by a condition
@@ -171,28 +185,36 @@ def bare(col: exp.Column) -> str:
 
 
 def norm_sql(node: exp.Expression) -> str:
-    """Text of an expression with aliases and qualifiers dropped and names lower-cased."""
-    copy = node.copy()
-    if isinstance(copy, exp.Alias):
-        copy = copy.this
-    for col in copy.find_all(exp.Column):
-        col.set("table", None)
-        col.set("db", None)
-    for alias in list(copy.find_all(exp.Alias)):
-        alias.replace(alias.this)
-    for ident in copy.find_all(exp.Identifier):
-        ident.set("quoted", False)  # `School`, "School" and School name one column
-    text = copy.sql(dialect="sqlite", normalize=True, identify=False)
-    return text.lower()
+    """A signature of an expression: aliases, qualifiers and quoting dropped, names lower-cased, literals
+    kept as written. Built by one walk, much cheaper than generating SQL from a copy."""
+    if isinstance(node, exp.Column):
+        return "*" if isinstance(node.this, exp.Star) else node.name.lower()
+    if isinstance(node, exp.Literal):
+        return repr(node.this) if node.is_string else str(node.this)
+    if isinstance(node, (exp.Alias, exp.Paren)):
+        return norm_sql(node.this)
+    if isinstance(node, exp.Identifier):
+        return node.name.lower()
+    if isinstance(node, exp.Star):
+        return "*"
+    if isinstance(node, exp.Anonymous):
+        return f"{str(node.name).lower()}({','.join(norm_sql(a) for a in node.expressions)})"
+    parts = []
+    for key, value in node.args.items():
+        if isinstance(value, exp.Expression):
+            parts.append(norm_sql(value))
+        elif isinstance(value, list):
+            parts.append(",".join(norm_sql(v) for v in value if isinstance(v, exp.Expression)))
+        elif value not in (None, False):
+            parts.append(f"{key}={value}")
+    return f"{node.key}({';'.join(parts)})"
 
 
 def _family(node: exp.Expression) -> str | None:
-    for cls, fam in FAMILY_TYPES.items():
-        if isinstance(node, cls):
-            return fam
-    if isinstance(node, exp.Anonymous):
+    fam = FAMILY_TYPES.get(type(node))
+    if fam is None and isinstance(node, exp.Anonymous):
         return FAMILY_NAMES.get(str(node.name).lower())
-    return None
+    return fam
 
 
 def _outermost_select(tree: exp.Expression) -> exp.Select | None:
@@ -206,16 +228,30 @@ def _outermost_select(tree: exp.Expression) -> exp.Select | None:
 
 def _select_item(node: exp.Expression) -> SelectItem:
     inner = node.this if isinstance(node, exp.Alias) else node
-    aggs = tuple(AGGREGATES[type(n)] for n in inner.walk() if type(n) in AGGREGATES)
-    fams = frozenset(f for n in inner.walk() if (f := _family(n)))
-    arith = tuple(ARITHMETIC[type(n)] for n in inner.walk() if type(n) in ARITHMETIC)
-    cols = frozenset(bare(c) for c in inner.find_all(exp.Column) if not isinstance(c.this, exp.Star))
+    aggs: list[str] = []
+    fams: set[str] = set()
+    arith: list[str] = []
+    cols: set[str] = set()
+    distinct = False
+    for n in inner.walk():
+        kind = type(n)
+        if kind in AGGREGATES:
+            aggs.append(AGGREGATES[kind])
+        elif kind in ARITHMETIC:
+            arith.append(ARITHMETIC[kind])
+        elif kind is exp.Column and not isinstance(n.this, exp.Star):
+            cols.add(bare(n))
+        elif kind is exp.Distinct:
+            distinct = True
+        if (f := _family(n)) is not None:
+            fams.add(f)
     star = isinstance(inner, exp.Star) or (isinstance(inner, exp.Column) and isinstance(inner.this, exp.Star))
-    distinct = any(isinstance(n, exp.Distinct) for n in inner.walk())
     text = norm_sql(inner)
     if isinstance(inner, exp.Count) and not distinct:
         text = "count(*)"  # COUNT(*) and COUNT(id) agree on the rows gold counts
-    return SelectItem(text, cols, aggs, fams, arith, distinct, star)
+    return SelectItem(
+        text, frozenset(cols), tuple(aggs), frozenset(fams), tuple(arith), distinct, star, inner
+    )
 
 
 def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> None:
@@ -228,37 +264,45 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
             facts.order = [(norm_sql(o.this), bool(o.args.get("desc"))) for o in order.expressions]
         limit = top.args.get("limit")
         if limit is not None and limit.expression is not None:
-            facts.limit = limit.expression.sql()
+            facts.limit = norm_sql(limit.expression)
         group = top.args.get("group")
         if group is not None:
             facts.group_columns = {bare(c) for e in group.expressions for c in e.find_all(exp.Column)}
-    for node in tree.walk():
-        if isinstance(node, exp.Union):
-            facts.set_ops["union"] += 1
-        elif isinstance(node, exp.Intersect):
-            facts.set_ops["intersect"] += 1
-        elif isinstance(node, exp.Except):
-            facts.set_ops["except"] += 1
-        elif type(node) in AGGREGATES:
-            facts.aggregates[AGGREGATES[type(node)]] += 1
+    columns_of: dict[int, list[exp.Column]] = {}  # id(select) → the columns it owns
+    stack: list[tuple[exp.Expression, exp.Select | None]] = [(tree, None)]
+    while stack:  # one pass over the tree, dispatched on each node's exact type, knowing its SELECT
+        node, owner = stack.pop()
+        kind = type(node)
+        if kind in SET_OPERATIONS:
+            facts.set_ops[SET_OPERATIONS[kind]] += 1
+        elif kind in AGGREGATES:
+            facts.aggregates[AGGREGATES[kind]] += 1
             if isinstance(node.this, exp.Distinct):
                 facts.count_distinct += 1
             if isinstance(node.this, (exp.Predicate, exp.If, exp.Case)):
                 facts.counts_condition = True
-        elif isinstance(node, exp.Literal):
+        elif kind is exp.Literal:
             facts.literals.append((node.this, "str" if node.is_string else "num"))
-        elif isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
-            facts.columns.add(bare(node))
+        elif kind is exp.Column:
+            if not isinstance(node.this, exp.Star):
+                facts.columns.add(bare(node))
+            if owner is not None:
+                columns_of.setdefault(id(owner), []).append(node)
+        elif kind is exp.Select:
+            owner = node
+            if node is not tree and _is_nested(node):
+                facts.nested += 1
+        elif kind is exp.Anonymous:
+            name = str(node.name).lower()
+            if name not in SQLITE_FUNCTIONS:
+                facts.unknown_functions.append(name.upper())
+        if kind in NOT_SQLITE_TYPES:
+            facts.unknown_functions.append(NOT_SQLITE_TYPES[kind])
         if (fam := _family(node)) is not None:
             facts.families[fam] += 1
-        if type(node) in NOT_SQLITE_TYPES:
-            facts.unknown_functions.append(NOT_SQLITE_TYPES[type(node)])
-        elif isinstance(node, exp.Anonymous) and str(node.name).lower() not in SQLITE_FUNCTIONS:
-            facts.unknown_functions.append(str(node.name).upper())
-        if isinstance(node, exp.Select) and node is not tree and _is_nested(node):
-            facts.nested += 1
+        stack.extend((child, owner) for child in node.iter_expressions())
     for select in tree.find_all(exp.Select):
-        _scope(select, facts, schema)
+        _scope(select, facts, schema, columns_of.get(id(select), []))
     facts.not_in = facts.anti_joins + sum(
         1 for c in facts.conjuncts if c.kind == "subquery" and c.op in ("not in", "not exists")
     )
@@ -279,13 +323,14 @@ def _order_as_aggregate(tree: exp.Expression, facts: QueryFacts) -> None:
     """`ORDER BY x DESC LIMIT 1` picks what `= (SELECT max(x) …)` picks: count it as that aggregate."""
     for select in tree.find_all(exp.Select):
         order, limit = select.args.get("order"), select.args.get("limit")
-        if order is None or limit is None or limit.expression is None or limit.expression.sql() != "1":
+        if order is None or limit is None or limit.expression is None or norm_sql(limit.expression) != "1":
             continue
-        first = order.expressions[0]
-        facts.aggregates["max" if first.args.get("desc") else "min"] += 1
+        pick = "max" if order.expressions[0].args.get("desc") else "min"
+        facts.aggregates[pick] += 1
+        facts.picks[pick] += 1
 
 
-def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None) -> None:
+def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None, columns: list[exp.Column]) -> None:
     scope = table_scope(select)
     if select.args.get("distinct"):
         facts.distinct_anywhere += 1
@@ -297,9 +342,7 @@ def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None) -> None
         if isinstance(source, exp.Table):
             facts.tables[source.name.lower()] += 1
             facts.table_columns.setdefault(source.name.lower(), set())
-    for col in select.find_all(exp.Column):
-        if _owner(col) is not select:
-            continue
+    for col in columns:
         if isinstance(col.this, exp.Star):
             tables = [scope.get(col.table.lower())] if col.table else list(scope.values())
             for t in tables:
@@ -420,7 +463,7 @@ def _conditions(
         for value in conj.value.split(", "):
             op = "=" if conj.op == "in" else "!="
             facts.conjuncts.append(
-                Conjunct(conj.column, op, value, conj.kind, clause, conj.text, conj.functions)
+                Conjunct(conj.column, op, value, conj.kind, clause, conj.node, conj.functions)
             )
         facts.ors += conj.value.count(", ") if conj.op == "in" else 0
         return
@@ -453,7 +496,7 @@ def _is_link(node: exp.Expression) -> bool:
 
 def _conjunct(node: exp.Expression, clause: str) -> Conjunct | None:
     negated = False
-    text = node.sql(dialect="sqlite")
+    text = node  # the whole condition, NOT included, for reasons
     while isinstance(node, (exp.Not, exp.Paren)):
         negated = negated != isinstance(node, exp.Not)
         node = node.this
@@ -476,7 +519,16 @@ def _conjunct(node: exp.Expression, clause: str) -> Conjunct | None:
     if negated:
         op = f"not {op}"
     value, kind = _value(node, op)
-    return Conjunct(column, op, value, kind, clause, text, fams)
+    return Conjunct(column, op, value, kind, clause, text, fams, _pick(node) if kind == "subquery" else None)
+
+
+def _pick(node: exp.Expression) -> str | None:
+    sub = node.find(exp.Select)
+    if sub is None or len(sub.expressions) != 1:
+        return None
+    item = sub.expressions[0]
+    item = item.this if isinstance(item, exp.Alias) else item
+    return AGGREGATES.get(type(item)) if isinstance(item, (exp.Max, exp.Min)) else None
 
 
 def _value(node: exp.Expression, op: str) -> tuple[str, str]:

@@ -23,8 +23,12 @@ def combine(
     error: str | None,
     parsed: bool,
     duplicates_mean_distinct: bool = True,
+    tie_sensitive: bool = False,
 ) -> list[Suggestion]:
     """The suggestions shown for one row, most confident first, nothing under the gate."""
+    if ex == 0 and tie_sensitive:
+        why = "the prediction differs from gold only by which of the rows tied at gold's LIMIT it kept"
+        return [Suggestion("Evaluation: EX false negative (equivalent query)", why, 0.9)]
     out = list(found)
     out += [Suggestion(tag, reason, conf) for tag, reason, conf in error_causes(error)]
     if error and not parsed and not error_causes(error):
@@ -66,7 +70,8 @@ def _with_results(
         why = (
             f"the same rows, {sig.gold_rows} in gold and {sig.pred_rows} in the prediction: duplicates differ"
         )
-        out.append(Suggestion("Other: DISTINCT", why, 0.85))
+        # sure when nothing else differs; beside another difference, the duplicates may be its effect
+        out.append(Suggestion("Other: DISTINCT", why, 0.5 if tags - {"Other: DISTINCT"} else 0.85))
     elif sig.pred_has_all_gold and sig.pred_rows > sig.gold_rows:
         why = f"every gold row is there plus {sig.pred_rows - sig.gold_rows} more: a filter is missing"
         out = _boost(out, "Condition: explicit missing", 0.1, why)

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from sqltriage.core.model import Schema
-from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem
+from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, norm_sql
 from sqltriage.core.suggest.suggestion import Suggestion
 
 DATE_WORDS = {"YEAR", "MONTH", "DAY", "DATEDIFF", "DATE_FORMAT", "NOW", "CURDATE", "DATEPART", "TO_DATE"}
@@ -147,7 +147,7 @@ def _select(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     for gi, pi in pairs:
         out += _item_pair(gi, pi, g, p)
     if len(pred_left) > len(gold_left):
-        extra = [x.text for x in pred_left[len(gold_left) :]]
+        extra = [x.shown for x in pred_left[len(gold_left) :]]
         covered = set().union(*(x.columns for x in g.select)) if g.select else set()
         conf = 0.85 if not gold_left or all(x.columns <= covered | x.columns for x in pred_left) else 0.7
         out.append(
@@ -159,13 +159,13 @@ def _select(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         # columns the prediction shows inside another item (first_name || ' ' || last_name) are not missing
         conf = 0.45 if all(x.columns and x.columns <= shown for x in rest) else 0.8
         out.append(
-            Suggestion("Attribute: missing", f"gold also selects {', '.join(x.text for x in rest)}", conf)
+            Suggestion("Attribute: missing", f"gold also selects {', '.join(x.shown for x in rest)}", conf)
         )
     return out
 
 
 def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
-    what = f"gold selects {gi.text}, the prediction {pi.text}"
+    what = f"gold selects {gi.shown}, the prediction {pi.shown}"
     counted = bool(gi.aggregates and pi.aggregates) and (not gi.columns or not pi.columns)
     if gi.columns == pi.columns or (gi.columns & pi.columns) or counted:
         if set(gi.aggregates) != set(pi.aggregates):
@@ -196,10 +196,13 @@ def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> 
     return [Suggestion("Attribute: mismatch", what, 0.8)]
 
 
+_TESTS = re.compile(r"\b(eq|neq|gt|gte|lt|lte|like|is)\(")
+
+
 def _counting_idiom(gi: SelectItem, pi: SelectItem) -> bool:
     """SUM(cond) / SUM(IIF(cond, 1, 0)) and COUNT(CASE WHEN cond THEN 1 END) count the same rows."""
     return set(gi.aggregates) ^ set(pi.aggregates) <= {"sum", "count"} and (
-        "conditional" in gi.families | pi.families or "=" in gi.text + pi.text
+        "conditional" in gi.families | pi.families or _TESTS.search(gi.text + pi.text) is not None
     )
 
 
@@ -235,9 +238,6 @@ def _in_evidence(value: str, evidence: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", evidence, re.IGNORECASE) is not None
 
 
-_PICK = re.compile(r"=\s*\(\s*SELECT\s+(MAX|MIN)\s*\(", re.IGNORECASE)
-
-
 def _kept(c: Conjunct, other: QueryFacts) -> bool:
     """Leave out HAVING conditions when the other side has no HAVING (the clause rule says it), and
     `x = (SELECT max(x) …)` when the other side picks the top row with ORDER BY … LIMIT 1."""
@@ -249,7 +249,9 @@ def _kept(c: Conjunct, other: QueryFacts) -> bool:
         and (other.set_ops["except"] or other.anti_joins)
     ):
         return False  # EXCEPT, or LEFT JOIN … IS NULL, on the other side says the same
-    return not (c.kind == "subquery" and _PICK.search(c.text) and other.limit == "1" and other.order)
+    # `= (SELECT max(x) …)` against a top pick (ORDER BY … LIMIT 1, counted as that max) on the other side:
+    # the aggregate rule compares the two, the condition says nothing more
+    return not (c.pick and c.op == "=" and other.aggregates[c.pick] > 0)
 
 
 def _subject(c: Conjunct) -> str:
@@ -257,16 +259,16 @@ def _subject(c: Conjunct) -> str:
     return "count(*)" if c.column.startswith("count(") else c.column
 
 
-def _unique(conjuncts: list[Conjunct], gold_keys: set[tuple[str, str, str]]) -> list[Conjunct]:
-    """The prediction repeating one of gold's filters in several nested lookups adds no filter: count it once.
-    (Gold's repeated filters all count: a copy the prediction lacks leaves a scope unfiltered.)"""
-    seen: set[tuple[str, str, str]] = set()
+def _unique(conjuncts: list[Conjunct], gold_keys: Counter[tuple[str, str, str]]) -> list[Conjunct]:
+    """The prediction repeating one of gold's filters in more nested lookups than gold adds no filter: the
+    extra copies are dropped. (Gold's copies all count: one the prediction lacks leaves a scope unfiltered.)"""
+    seen: Counter[tuple[str, str, str]] = Counter()
     out = []
     for c in conjuncts:
         key = (c.column, c.op, c.value)
-        if key not in seen or key not in gold_keys:
+        if key not in gold_keys or seen[key] < gold_keys[key]:
             out.append(c)
-        seen.add(key)
+        seen[key] += 1
     return out
 
 
@@ -277,7 +279,7 @@ def _shares_word(a: str, b: str) -> bool:
 
 def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]:
     gold_left = [c for c in g.conjuncts if _kept(c, p)]
-    gold_keys = {(c.column, c.op, c.value) for c in gold_left}
+    gold_keys = Counter((c.column, c.op, c.value) for c in gold_left)
     pred_left = _unique([c for c in p.conjuncts if _kept(c, g)], gold_keys)
     for c in list(gold_left):
         key = (_subject(c), c.op, c.value)
@@ -293,6 +295,9 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             continue
         gold_left.remove(c)
         pred_left.remove(match)
+        # the same changed filter repeated in the prediction's nested lookups is one difference
+        same = (match.column, match.op, match.value)
+        pred_left = [x for x in pred_left if (x.column, x.op, x.value) != same]
         out += _paired_condition(c, match, evidence)
     for c in list(gold_left):  # the same value on another column: the column is wrong
         match = next(
@@ -318,7 +323,10 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         out.append(Suggestion("Condition: explicit mismatch", why, 0.45 if unsure else 0.6))
     for c in gold_left:
         if c.op == "is not null":
-            out.append(Suggestion("Condition: implicit missing", f"gold also requires {c.text}", 0.8))
+            # min / max over the column skip NULLs as the filter does
+            skipped = c.column in p.columns and bool(p.aggregates.keys() & {"min", "max"})
+            why = f"gold also requires {c.text}"
+            out.append(Suggestion("Condition: implicit missing", why, 0.45 if skipped else 0.8))
         else:
             conf = 0.85 if _in_evidence(c.value, evidence) else 0.75
             out.append(Suggestion("Condition: explicit missing", f"gold also requires {c.text}", conf))
@@ -336,7 +344,10 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
     if c.functions != x.functions and "date/time" in (c.functions | x.functions):
         return [Suggestion("Function: date/time", what, 0.4)]  # often the same dates written another way
     if c.kind == "subquery" and x.kind == "subquery" and c.op == x.op:
-        return []  # the nested queries are compared by the other rules
+        if norm_sql(c.node) == norm_sql(x.node):
+            return []
+        # the difference inside is named by the other rules; this says where it is
+        return [Suggestion("Subquery: partial", f"the nested queries differ: {what}", 0.45)]
     out: list[Suggestion] = []
     same_value = c.value == x.value
     if _same_test(c, x):
@@ -420,9 +431,27 @@ def _functions(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     return out
 
 
+def _one_sided_items(g: QueryFacts, p: QueryFacts) -> tuple[list[SelectItem], list[SelectItem]]:
+    gold_left, pred_left = list(g.select), list(p.select)
+    for item in list(gold_left):
+        match = next((x for x in pred_left if x.text == item.text), None)
+        if match is not None:
+            gold_left.remove(item)
+            pred_left.remove(match)
+    return gold_left, pred_left
+
+
 def _aggregates(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
-    gold_only = set(g.aggregates) - set(p.aggregates)
-    pred_only = set(p.aggregates) - set(g.aggregates)
+    g_aggs, p_aggs = g.aggregates, p.aggregates
+    if g.picks and p.picks:  # both pick a top row: the ORDER BY direction rule compares those
+        g_aggs, p_aggs = g_aggs - g.picks, p_aggs - p.picks
+    gold_only = set(g_aggs) - set(p_aggs)
+    pred_only = set(p_aggs) - set(g_aggs)
+    gold_items, pred_items = _one_sided_items(g, p)
+    in_gold_items = {a for x in gold_items for a in x.aggregates}
+    in_pred_items = {a for x in pred_items for a in x.aggregates}
+    if (gold_only or pred_only) and gold_only <= in_gold_items and pred_only <= in_pred_items:
+        return []  # all in SELECT items that differ: the SELECT rule names them
     if (gold_only | pred_only) <= {"sum", "count"} and g.counts_condition and p.counts_condition:
         return []  # SUM(cond) / SUM(IIF(cond, 1, 0)) and COUNT(CASE WHEN cond …) count the same rows
     if gold_only and pred_only:
@@ -473,7 +502,7 @@ def _top_pick(f: QueryFacts, other: QueryFacts) -> bool:
 
 def _having_pick(f: QueryFacts, other: QueryFacts) -> bool:
     """`HAVING count(*) = (SELECT max(…) …)` picks what the other side's `ORDER BY count(*) … LIMIT 1` picks."""
-    return other.limit == "1" and any(c.clause == "having" and _PICK.search(c.text) for c in f.conjuncts)
+    return other.limit == "1" and any(c.clause == "having" and c.pick for c in f.conjuncts)
 
 
 def _clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:

@@ -33,6 +33,7 @@ POOL_FACTOR = 3  # candidates generated per neighbour kept, when distilling
 MANIFEST = "manifest.json"
 
 ForeignKeys = Iterable[tuple[tuple[str, str], tuple[str, str]]]
+PrimaryKeys = Iterable[tuple[str, str]]
 
 
 class NeighbourError(Exception):
@@ -44,13 +45,18 @@ def default_cache_root() -> Path:
     return Path(base) / "sqltriage" / "neighbours"
 
 
-def gold_digest(gold_sqls: Sequence[str], foreign_keys: ForeignKeys = ()) -> str:
+def gold_digest(
+    gold_sqls: Sequence[str], foreign_keys: ForeignKeys = (), primary_keys: PrimaryKeys = ()
+) -> str:
     """What the generation reads besides the database: its gold queries (as a set) and extra keys."""
     h = hashlib.sha256()
     for sql in sorted(set(gold_sqls)):
         h.update(sql.encode() + b"\0")
     for fk in sorted(foreign_keys):
         h.update(repr(fk).encode())
+    pks = sorted(primary_keys)
+    if pks:  # (absent from the digest when there are none, so sets built before keep their name)
+        h.update(b"pk" + repr(pks).encode())
     return h.hexdigest()
 
 
@@ -66,6 +72,7 @@ def ensure_neighbours(
     cache_root: Path | None = None,
     *,
     foreign_keys: ForeignKeys = (),
+    primary_keys: PrimaryKeys = (),
     distilled: bool = True,
 ) -> list[Path]:
     """The K neighbour databases of `db_path` (building them if needed), most telling first.
@@ -76,12 +83,12 @@ def ensure_neighbours(
         return []
     db_path = Path(db_path)
     root = Path(cache_root) if cache_root is not None else default_cache_root()
-    foreign_keys = list(foreign_keys)
+    foreign_keys, primary_keys = list(foreign_keys), list(primary_keys)
     try:
         digest = file_digest(db_path)
     except OSError as exc:
         raise NeighbourError(f"cannot read {db_path}: {exc}") from exc
-    name = neighbour_dir_name(digest, k, seed, gold_digest(gold_sqls, foreign_keys), distilled)
+    name = neighbour_dir_name(digest, k, seed, gold_digest(gold_sqls, foreign_keys, primary_keys), distilled)
     final = root / name
     found = _complete(final, k)
     if found is not None:
@@ -93,7 +100,7 @@ def ensure_neighbours(
             return found
         tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=root))
         try:
-            _build(db_path, gold_sqls, k, seed, digest, foreign_keys, distilled, tmp)
+            _build(db_path, gold_sqls, k, seed, digest, (foreign_keys, primary_keys), distilled, tmp)
             try:
                 os.rename(tmp, final)
             except OSError:
@@ -149,13 +156,13 @@ def _build(
     k: int,
     seed: int,
     digest: str,
-    foreign_keys: list,
+    keys: tuple[list, list],
     distilled: bool,
     out: Path,
 ) -> None:
     started = time.perf_counter()
     try:
-        info = read_db(db_path, foreign_keys)
+        info = read_db(db_path, *keys)
     except Exception as exc:  # any failure to read the original is a reason, not a crash
         raise NeighbourError(f"cannot read the schema of {db_path}: {exc}") from exc
     if not info.tables:

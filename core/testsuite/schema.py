@@ -63,13 +63,39 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def read_db(path: Path, extra_foreign_keys: Iterable[tuple[tuple[str, str], tuple[str, str]]] = ()) -> DbInfo:
-    """The schema and a sample of the values of `path`, opened read-only."""
+def read_db(
+    path: Path,
+    extra_foreign_keys: Iterable[tuple[tuple[str, str], tuple[str, str]]] = (),
+    extra_primary_keys: Iterable[tuple[str, str]] = (),
+) -> DbInfo:
+    """The schema and a sample of the values of `path`, opened read-only.
+
+    Keys a `tables.json` declares count for the tables whose file declares none (primary keys stay
+    unique in the neighbours, foreign keys draw from their parent).
+    """
     conn = _connect_ro(path)
     try:
-        return _read(conn, list(extra_foreign_keys))
+        info = _read(conn, list(extra_foreign_keys))
     finally:
         conn.close()
+    _add_primary_keys(info, list(extra_primary_keys))
+    return info
+
+
+def _add_primary_keys(info: DbInfo, keys: list[tuple[str, str]]) -> None:
+    for t in info.tables:
+        if t.pk_columns:
+            continue
+        cols = [c for table, name in keys if table.lower() == t.name.lower() and (c := t.column(name))]
+        if not cols:
+            continue
+        t.pk_columns = tuple(c.name for c in cols)
+        for c in cols:
+            c.pk = True
+        if len(cols) == 1:
+            cols[0].unique = True
+        elif t.pk_columns not in t.unique_groups:
+            t.unique_groups.append(t.pk_columns)
 
 
 def _read(conn: sqlite3.Connection, extra_fks: list[tuple[tuple[str, str], tuple[str, str]]]) -> DbInfo:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from sqltriage.core.exec_compare import execution_outcomes
 from sqltriage.core.execution import execute
+from sqltriage.core.gold_audit import audit_gold, tie_sensitive
 from sqltriage.core.suggest import Suggestion, suggest_causes
 from tests.core.suggest_set import LabelledRow
 
@@ -26,16 +27,19 @@ class Scored:
 
 
 def run_row(row: LabelledRow) -> Scored:
-    ex, error, g, p = None, None, None, None
+    ex, error, g, p, tied = None, None, None, None, False
     if row.db_path is not None:
-        g, p = execute(row.db_path, row.gold_sql), execute(row.db_path, row.pred_sql)
+        db = row.db_path
+        g, p = execute(db, row.gold_sql), execute(db, row.pred_sql)
         if g.ok:
             ex = execution_outcomes(g, p, row.gold_sql)["ex"]
             error = p.error
+            tie = audit_gold(row.gold_sql, g, lambda q: execute(db, q)).tie
+            tied = p.ok and tie_sensitive(tie, g.rows, p.rows)
     started = time.perf_counter()
     found = suggest_causes(
         row.gold_sql, row.pred_sql, schema=row.schema, evidence=row.evidence,
-        gold_result=g, pred_result=p, ex=ex, error=error,
+        gold_result=g, pred_result=p, ex=ex, error=error, tie_sensitive=tied,
     )  # fmt: skip
     return Scored(row, found, ex, time.perf_counter() - started)
 

@@ -65,3 +65,24 @@ def test_text_output_and_bad_db(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert "Partial-match breakdown" in out or "prediction:" in out
     assert main(["diff", "SELECT 1", "SELECT 1", "--db", str(tmp_path / "none.sqlite")]) == 2
     assert "database file does not exist" in capsys.readouterr().err
+
+
+def test_the_papers_worked_example_with_the_text_and_with_the_authors_code(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    gold = (
+        "select name from students where age < (select avg(age) from students where age>17) "
+        "and grade in (select grade from best_grades)"
+    )
+    pred = "select name from students where grade>10 and age>17"
+    doc = diff_json(capsys, gold, pred)
+    assert doc["sm"] == pytest.approx(0.2)
+    assert doc["authors"]["sm"] == pytest.approx(0.375) and doc["authors"]["raises"] is None
+    assert main(["diff", gold, pred]) == 0
+    out = capsys.readouterr().out
+    assert "As the paper's code computes them: SM 0.375" in out
+
+
+def test_where_the_authors_code_raises_diff_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "SELECT title FROM books", "SELECT title FROM books WHERE year IS NULL"]) == 0
+    assert "their code would raise: IS NULL" in capsys.readouterr().out

@@ -15,6 +15,7 @@ from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.evaluate import EvalOptions, evaluate
 from sqltriage.core.exec_compare import execution_outcomes
 from sqltriage.core.execution import execute
+from sqltriage.core.gold_audit import audit_gold, tie_sensitive
 from sqltriage.core.model import Column, Schema, Table
 from sqltriage.core.report import load_frame
 from sqltriage.core.suggest import Suggestion, format_suggested, stored_suggestions, suggest_causes
@@ -144,6 +145,27 @@ def test_equivalent_rewrites_get_no_suggestion(gold: str, pred: str) -> None:
     assert suggest_causes(gold, pred) == []
 
 
+HOSTILE = [
+    "",
+    ";",
+    "SELECT",
+    "VALUES (1)",
+    "DELETE FROM t",
+    "SELECT CASE END",
+    "SELECT a FROM t WHERE a IN ()",
+    "WITH x AS (SELECT 1) SELECT * FROM x",
+    "SELECT 1 UNION SELECT 2 INTERSECT SELECT 3",
+    "SELECT a FROM t JOIN u USING (a) WHERE NOT NOT a",
+    "SELECT " + "(" * 300 + "1" + ")" * 300,
+]
+
+
+@pytest.mark.parametrize("pred", HOSTILE)
+def test_odd_predictions_get_an_answer_not_an_exception(pred: str) -> None:
+    found = suggest_causes("SELECT a FROM t WHERE b = 1", pred, ex=0)
+    assert all(s.tag and s.reason for s in found)
+
+
 def test_every_tag_is_a_cause_of_the_default_taxonomy_ranked_and_unique() -> None:
     tax = load_taxonomy()
     for gold, pred, _ in CASES:
@@ -201,7 +223,9 @@ def db(tmp_path: Path) -> Path:
 def _run(db: Path, gold: str, pred: str) -> list[Suggestion]:
     g, p = execute(db, gold), execute(db, pred)
     ex = execution_outcomes(g, p, gold)["ex"]
-    return suggest_causes(gold, pred, gold_result=g, pred_result=p, ex=ex, error=p.error)
+    tie = audit_gold(gold, g, lambda q: execute(db, q)).tie
+    tied = tie_sensitive(tie, g.rows, p.rows)
+    return suggest_causes(gold, pred, gold_result=g, pred_result=p, ex=ex, error=p.error, tie_sensitive=tied)
 
 
 def test_results_add_what_the_parses_cannot_see(db: Path) -> None:
@@ -232,6 +256,16 @@ def test_an_ex_failure_with_no_visible_difference_points_at_the_evaluation(db: P
         "SELECT name FROM member ORDER BY age DESC, id DESC LIMIT 1",
     )
     assert [s.tag for s in found] == ["Evaluation: EX false negative (equivalent query)"]
+    assert "tied" in found[0].reason and found[0].confidence >= 0.9  # gold's LIMIT cuts a tie on age 50
+    untied = _run(
+        db, "SELECT name FROM member WHERE age < 45", "SELECT name FROM member WHERE age < 45 OR id = 1"
+    )
+    assert untied == []  # the same rows: nothing to say
+
+
+def test_a_failing_gold_is_named(db: Path) -> None:
+    found = _run(db, "SELECT nme FROM member", "SELECT name FROM member")
+    assert found[0].tag == "Evaluation: gold SQL wrong" and "nme" in found[0].reason
 
 
 def test_stored_form_round_trips() -> None:

@@ -245,16 +245,18 @@ def test_cli_builds_neighbours_and_eval_exports_ex_ts(tmp_path: Path, monkeypatc
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     _, _, _ = shops_inputs(tmp_path)
     data = [str(tmp_path / "dev.json"), "--db-dir", str(tmp_path / "db")]
-    assert main(["neighbours", *data, "-K", "3", "--json"]) == 0
+    out = tmp_path / "mine"
+    assert main(["neighbours", *data, "-K", "3", "--out", str(out), "--json"]) == 0
     built = json.loads(capsys.readouterr().out)
     (entry,) = built["databases"]
     folder = Path(entry["folder"])
-    assert entry["neighbours"] == 3 and folder.parent == tmp_path / "xdg" / "sqltriage" / "neighbours"
+    assert entry["neighbours"] == 3 and folder.parent == out
     preds = [a for name in PREDS for a in ("--pred", f"{name}={tmp_path / (name + '.sql')}")]
     ws = tmp_path / "w.db"
-    args = ["eval", *data, *preds, "--workspace", str(ws), "--neighbours", "3", "--json"]
-    assert main(args) == 0
+    args = ["eval", *data, *preds, "--workspace", str(ws), "--neighbours", "3", "--neighbour-cache", str(out)]
+    assert main([*args, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
+    assert not (tmp_path / "xdg" / "sqltriage" / "neighbours").exists(), "the named cache is used, no other"
     by_model = {m["model"]: m for m in report["models"]}
     assert by_model["coincidence"]["ex_spider"] == 1.0 and by_model["coincidence"]["ex_ts"] < 1.0
     assert (
@@ -280,3 +282,34 @@ def test_outcome_facet_picks_the_rows_a_neighbour_refutes(tmp_path: Path, monkey
     assert picked.height == 2
     assert set(picked.get_column("model")) == {"coincidence"}
     assert (picked.get_column("ex") == 1).all() and (picked.get_column("ex_ts") == 0).all()
+
+
+def test_keys_from_tables_json_count_where_the_file_declares_none(tmp_path: Path) -> None:
+    db = tmp_path / "bare.sqlite"
+    conn = sqlite3.connect(db)
+    conn.executescript(
+        """
+        CREATE TABLE people (id INTEGER, name TEXT);
+        CREATE TABLE pets (pid INTEGER, owner INTEGER, kind TEXT);
+        INSERT INTO people VALUES (1, 'Ann'), (2, 'Bo'), (3, 'Cy'), (4, 'Di');
+        INSERT INTO pets VALUES (1, 1, 'dog'), (2, 1, 'cat'), (3, 4, 'dog');
+        """
+    )
+    conn.close()
+    golds = ["SELECT name FROM people JOIN pets ON people.id = pets.owner WHERE kind = 'dog'"]
+    paths = ensure_neighbours(
+        db,
+        golds,
+        3,
+        0,
+        tmp_path / "cache",
+        foreign_keys=[(("pets", "owner"), ("people", "id"))],
+        primary_keys=[("people", "id"), ("pets", "pid")],
+    )
+    for p in paths:
+        got = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+        assert got.execute("SELECT count(*) - count(DISTINCT id) FROM people").fetchone()[0] == 0
+        assert got.execute("SELECT count(*) FROM people WHERE id IS NULL").fetchone()[0] == 0
+        orphans = "SELECT count(*) FROM pets WHERE owner IS NOT NULL AND owner NOT IN (SELECT id FROM people)"
+        assert got.execute(orphans).fetchone()[0] == 0
+        got.close()

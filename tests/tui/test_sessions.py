@@ -34,6 +34,18 @@ async def test_workspace_alone_browses_its_models(ws_copy: Evaluated) -> None:
         assert not any("nothing to browse" in m or "no predictions" in m for m in said)
 
 
+async def test_fewer_models_than_stored_is_said(ws_copy: Evaluated) -> None:
+    first, second = ws_copy.inputs.predictions
+    app = create_app(ws_copy.workspace, ws_copy.inputs.dataset, (first,), OPTIONS)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_ready(app, pilot)
+        assert set(screen.view.get_column("model").to_list()) == {first.name}
+        assert any(
+            m.startswith(f"showing 1 of the 2 models stored in {ws_copy.workspace.name} (not {second.name})")
+            for m in messages(app)
+        )
+
+
 async def test_workspace_whose_dataset_is_gone(ws_copy: Evaluated, tmp_path: Path) -> None:
     with Workspace.open(ws_copy.workspace) as ws:
         ws.set_meta("dataset_path", str(tmp_path / "moved-away" / "dev.json"))

@@ -79,3 +79,21 @@ async def test_refuted_rows_show_their_witness_and_the_gap(ts_ws) -> None:
             ex, ts = sub.get_column("ex_spider").mean(), sub.get_column("ex_ts").mean()
             line = next(x for x in metrics.splitlines() if m in x and f"{ts:.3f}" in x)
             assert f"{ex:.3f}" in line and f"{ex - ts:.3f}" in line
+
+
+def test_a_witness_named_by_another_machine_is_found_in_this_cache(tmp_path: Path, monkeypatch) -> None:
+    from sqltriage.tui.widgets.witness_render import witness_path
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    here = tmp_path / "sqltriage" / "neighbours" / "abc-k10-s0-gdef-v1d"
+    here.mkdir(parents=True)
+    (here / "n03.sqlite").write_bytes(b"")
+    assert (
+        witness_path("/elsewhere/cache/sqltriage/neighbours/abc-k10-s0-gdef-v1d/n03.sqlite")
+        == here / "n03.sqlite"
+    )
+    assert witness_path("/elsewhere/x/n09.sqlite") == Path(
+        "/elsewhere/x/n09.sqlite"
+    )  # said missing, not guessed
+    assert witness_path("original") is None and witness_path(None) is None
+    assert witness_path("no neighbours: the database is missing") is None

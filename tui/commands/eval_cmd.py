@@ -42,6 +42,8 @@ def options_from(args: argparse.Namespace) -> Any:
         kwargs["neighbours"] = args.neighbours
     if getattr(args, "seed", None) is not None:
         kwargs["seed"] = args.seed
+    if getattr(args, "neighbour_cache", None):
+        kwargs["neighbour_cache"] = str(Path(args.neighbour_cache).absolute())
     return EvalOptions(**kwargs)
 
 

@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
                     seed,
                     root,
                     foreign_keys=schema.foreign_keys if schema is not None else (),
+                    primary_keys=schema.primary_keys if schema is not None else (),
                 )
                 manifest = read_manifest(paths[0].parent)
                 row.update(

@@ -12,10 +12,21 @@ from sqltriage.core.execution import PairRun
 
 
 def witness_path(witness: str | None) -> Path | None:
-    """The neighbour file a stored `ts_witness` names, when it names one (not `original`, not a reason)."""
+    """The neighbour file a stored `ts_witness` names, when it names one (not `original`, not a reason).
+
+    A workspace evaluated elsewhere (a cluster worker, another machine) names that machine's cache: the
+    same set in this machine's cache (same folder name, same bytes) is used instead when it is there.
+    """
     if not witness or witness == "original" or witness.startswith("no neighbours"):
         return None
-    return Path(witness)
+    path = Path(witness)
+    if not path.is_file():
+        from sqltriage.core.testsuite import default_cache_root
+
+        local = default_cache_root() / path.parent.name / path.name
+        if local.is_file():
+            return local
+    return path
 
 
 def render_witness(path: Path, run: PairRun | None) -> RenderableType:
