@@ -23,7 +23,7 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "8"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "9"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
@@ -506,8 +506,8 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
             error=row.get("error"),
             tie_sensitive=bool(row.get("tie_sensitive")),
         )
-    except (RecursionError, MemoryError, ValueError):  # a query too odd to compare gets no suggestion
-        found = []
+    except Exception:  # advisory only: a query too odd to compare is left unsuggested, the run goes on
+        return {"suggested": None, "suggested_why": None}
     return {"suggested": format_suggested(found), "suggested_why": json.dumps([s.as_dict() for s in found])}
 
 
