@@ -254,7 +254,7 @@ def test_a_database_the_workers_cannot_see_fails_before_any_work(tmp_path: Path)
         _wait_for(scheduler_file, scheduler)
         address = json.loads(scheduler_file.read_text())["address"]
         worker_cmd = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
-        worker_cmd += ["--no-dashboard", "--no-nanny"]
+        worker_cmd += ["--host", "127.0.0.1", "--no-dashboard", "--no-nanny"]
         script = f'mount -t tmpfs tmpfs "{hidden}" && exec "$@"'
         worker = subprocess.Popen(
             ["unshare", "-rm", "sh", "-c", script, "sh", *worker_cmd],
