@@ -149,6 +149,7 @@ class QueryFacts:
     ors: int = 0  # OR nodes in WHERE / HAVING
     families: Counter[str] = field(default_factory=Counter)
     aggregates: Counter[str] = field(default_factory=Counter)  # every scope, plus ORDER BY … LIMIT 1
+    picks: Counter[str] = field(default_factory=Counter)  # the max / min that ORDER BY … LIMIT 1 stands for
     distinct_anywhere: int = 0  # SELECT DISTINCT in any scope
     count_distinct: int = 0
     counts_condition: bool = False  # SUM(cond), SUM(IIF(…)), COUNT(CASE …): rows counted by a condition
@@ -324,8 +325,9 @@ def _order_as_aggregate(tree: exp.Expression, facts: QueryFacts) -> None:
         order, limit = select.args.get("order"), select.args.get("limit")
         if order is None or limit is None or limit.expression is None or norm_sql(limit.expression) != "1":
             continue
-        first = order.expressions[0]
-        facts.aggregates["max" if first.args.get("desc") else "min"] += 1
+        pick = "max" if order.expressions[0].args.get("desc") else "min"
+        facts.aggregates[pick] += 1
+        facts.picks[pick] += 1
 
 
 def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None, columns: list[exp.Column]) -> None:
