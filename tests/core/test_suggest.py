@@ -91,6 +91,10 @@ CASES = [
 # Rewrites that return what gold returns: nothing is confidently wrong, so nothing is suggested.
 EQUIVALENT = [
     (
+        "SELECT c.name FROM country AS c JOIN lang AS l ON c.code = l.code WHERE l.language = 'English'",
+        "SELECT c.name FROM country AS c JOIN lang AS l ON c.code = l.code AND l.language = 'English'",
+    ),
+    (
         "SELECT avg(capacity), max(capacity) FROM stadium",
         "SELECT AVG(Capacity) AS a, MAX(Capacity) AS m FROM stadium",
     ),
