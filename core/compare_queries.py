@@ -25,6 +25,18 @@ def _result_doc(result: ExecResult) -> dict[str, Any]:
     }
 
 
+def _official(
+    db: Path, gold_sql: str, pred_sql: str, ex_spider: int | None, timeout: float
+) -> dict[str, Any]:
+    """`ex_official` and the quirk that sets it apart from `ex_spider` (docs/ex-differences.md)."""
+    from sqltriage.core.official_ex import official_gold_text, official_outcome, official_pred_text
+
+    gold = execute(db, official_gold_text(gold_sql), timeout=timeout)
+    pred = execute(db, official_pred_text(pred_sql), timeout=timeout)
+    verdict = official_outcome(gold, pred, gold_sql, pred_sql, ex_spider)
+    return {"ex_official": verdict.ex, "official_quirk": verdict.quirk}
+
+
 def compare_queries(
     gold_sql: str, pred_sql: str, *, db: Path | None = None, timeout: float = DEFAULT_TIMEOUT
 ) -> dict[str, Any]:
@@ -76,6 +88,7 @@ def compare_queries(
             "pred": _result_doc(p),
             **execution_outcomes(g, p, gold_sql),
         }
+        doc["execution"].update(_official(db, gold_sql, pred_sql, doc["execution"]["ex_spider"], timeout))
     doc["suggestions"] = _suggestions(gold, pred, schema, g, p, doc.get("execution"))
     return doc
 

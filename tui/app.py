@@ -169,6 +169,20 @@ class SqlTriageApp(App[None]):
                 self.notify(note)
         if not self.predictions:
             self._say_what_is_browsed(message.models, message.frame.height)
+        else:
+            self._say_what_is_left_out(message.models)
+
+    def _say_what_is_left_out(self, shown: Sequence[str]) -> None:
+        """Models the workspace holds beyond those given with --pred are not shown: say so, and how to see them."""
+        stored = self.workspace.models()
+        hidden = [m for m in stored if m not in shown]
+        if hidden:
+            self.notify(
+                f"showing {len(shown)} of the {len(stored)} models stored in {self.workspace.path.name} "
+                f"(not {', '.join(hidden[:3])}{', …' if len(hidden) > 3 else ''}); "
+                "open the workspace alone (--workspace FILE, no --pred) to browse them all",
+                timeout=10,
+            )
 
     def _say_what_is_browsed(self, models: Sequence[str], rows: int) -> None:
         """Opened without --pred: the models the workspace holds, or how to add one when it holds none."""

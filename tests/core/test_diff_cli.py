@@ -57,6 +57,18 @@ def test_with_db_runs_both_and_gives_every_verdict(capsys: pytest.CaptureFixture
     assert (ex["va"], ex["ex"], ex["ex_spider"], ex["ex_bird"], ex["ex_archer"]) == (1, 0, 0, 0, 0)
     doc = diff_json(capsys, gold, "SELECT COUNT(book_id) FROM books", "--db", str(LIBRARY))
     assert doc["execution"]["ex_spider"] == 1 and doc["em"] == 0
+    assert doc["execution"]["ex_official"] == 1 and doc["execution"]["official_quirk"] is None
+
+
+def test_with_db_the_official_verdict_is_given_and_explained_where_it_differs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    gold = "SELECT count(*) FROM books"
+    doc = diff_json(capsys, gold, "SELECT count(*) FROM books\tWHERE 0", "--db", str(LIBRARY))
+    ex = doc["execution"]
+    assert (ex["ex_spider"], ex["ex_official"], ex["official_quirk"]) == (0, 1, "tab-cut")
+    assert main(["diff", gold, "SELECT count(*) FROM books\tWHERE 0", "--db", str(LIBRARY)]) == 0
+    assert "EX (official)" in capsys.readouterr().out
 
 
 def test_text_output_and_bad_db(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -158,7 +158,14 @@ def render(doc: dict[str, Any]) -> None:
         verdicts = Table(title="Execution verdicts", title_justify="left")
         for name in ("VA", "EX (spider)", "EX (bird)", "EX (archer)"):
             verdicts.add_column(name)
-        verdicts.add_row(
-            _outcome(ex["va"]), _outcome(ex["ex_spider"]), _outcome(ex["ex_bird"]), _outcome(ex["ex_archer"])
-        )
+        cells = [
+            _outcome(ex["va"]),
+            _outcome(ex["ex_spider"]),
+            _outcome(ex["ex_bird"]),
+            _outcome(ex["ex_archer"]),
+        ]
+        if ex.get("ex_official") != ex["ex_spider"]:  # the official evaluator's verdict, where it differs
+            verdicts.add_column("EX (official)")
+            cells.append(f"{_outcome(ex['ex_official'])} ({ex.get('official_quirk') or 'unknown'})")
+        verdicts.add_row(*cells)
         console.print(verdicts)

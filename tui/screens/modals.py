@@ -211,7 +211,9 @@ class ExportDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box", classes="dialog"):
-            yield Label(f"export {self.rows:,} rows (the current filter) to (.csv, .jsonl, .parquet or .sqlite):")
+            yield Label(
+                f"export {self.rows:,} rows (the current filter) to a .csv, .jsonl, .parquet or .sqlite file:"
+            )
             yield Input(self.default, id="export-path")
             yield Label("enter exports · esc cancels", classes="hint")
 
