@@ -65,7 +65,7 @@ def run(tmp: Path, k: int = K, seed: int = SEED) -> list[Figure]:
     preds = spider_predictions()
     n_rows = len(json.loads((SPIDER_DEV / "dev.json").read_text()))
     build = Figure(
-        "13",
+        "TS",
         f"build neighbours, 19 Spider dev dbs, K={k} (cold, wall)",
         "s",
         target=120,
@@ -86,18 +86,18 @@ def run(tmp: Path, k: int = K, seed: int = SEED) -> list[Figure]:
         ]
     )
     build.samples.append(built.wall)
-    plain = Figure("13", "cold eval 8 systems, no neighbours: evaluate()", "s")
+    plain = Figure("TS", "cold eval 8 systems, no neighbours: evaluate()", "s")
     plain.samples.append(_eval(tmp / "plain.db", preds, 0, seed))
-    with_ts = Figure("13", f"cold eval 8 systems, K={k} (neighbours cached): evaluate()", "s")
+    with_ts = Figure("TS", f"cold eval 8 systems, K={k} (neighbours cached): evaluate()", "s")
     with_ts.samples.append(_eval(tmp / "ts.db", preds, k, seed))
-    ratio = Figure("13", f"eval with K={k} / plain eval", "x", target=3.0, target_text="<= 3x")
+    ratio = Figure("TS", f"eval with K={k} / plain eval", "x", target=3.0, target_text="<= 3x")
     ratio.samples.append(with_ts.samples[0] / plain.samples[0])
     figures = [build, plain, with_ts, ratio]
     diffs = []
     violations = 0
     for model, (gap, bad) in gaps(tmp / "ts.db", n_rows).items():
         violations += bad
-        f = Figure("13", f"EX − TS gap, {model}", "pt")
+        f = Figure("TS", f"EX − TS gap, {model}", "pt")
         f.samples.append(gap)
         if model in PUBLISHED:
             ex, ts = PUBLISHED[model]
@@ -105,9 +105,9 @@ def run(tmp: Path, k: int = K, seed: int = SEED) -> list[Figure]:
             diffs.append(abs(gap - (ex - ts)))
         figures.append(f)
     mean = Figure(
-        "13", "mean |gap − published gap|", "pt", target=GAP_TOLERANCE, target_text=f"<= {GAP_TOLERANCE}"
+        "TS", "mean |gap − published gap|", "pt", target=GAP_TOLERANCE, target_text=f"<= {GAP_TOLERANCE}"
     )
     mean.samples.append(sum(diffs) / len(diffs))
-    rows = Figure("13", "rows with ex_ts > ex_spider", "rows", target=0, target_text="0")
+    rows = Figure("TS", "rows with ex_ts > ex_spider", "rows", target=0, target_text="0")
     rows.samples.append(violations)
     return [*figures, mean, rows]
