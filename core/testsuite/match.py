@@ -89,8 +89,11 @@ def ts_columns(gold: Any, pred_sql: str, options: Any, ex_spider: int | None) ->
 
 
 def _same_text(pred_sql: str, gold_sql: str) -> bool:
+    """True when the texts Spider's evaluator runs are the same (so are their results, on any database)."""
+    from sqltriage.core.execution import spider_sql
+
     def bare(sql: str) -> str:
-        return sql.strip().rstrip(";").strip()
+        return spider_sql(sql.strip()).strip().rstrip(";").strip()
 
     return bare(pred_sql) == bare(gold_sql)
 
