@@ -31,6 +31,7 @@ SIDECAR_SUFFIX = ".alternatives.jsonl"
 SIDECAR_NAME = "alternatives.jsonl"
 DATASET_LABEL = "alternative"  # "alternative 1", … in `gold_match`
 ACCEPTED_LABEL = "accepted"  # "accepted 1", … : accepted in the app, stored in the workspace
+OFFICIAL_QUIRK = "alternative gold"  # official_quirk where EX passes on an alternative only
 
 TABLE_SQL = (
     "CREATE TABLE IF NOT EXISTS alternatives (idx INTEGER, sql TEXT, created REAL, PRIMARY KEY (idx, sql))"
@@ -210,11 +211,11 @@ def accept(
     if label is None or db_path is None:
         return []
     rows = ws.db.execute(
-        "SELECT model, pred_sql, ex_spider, ex_bird, ex_archer FROM results WHERE idx = ?", [idx]
+        "SELECT model, pred_sql, ex_official, ex_spider, ex_bird, ex_archer FROM results WHERE idx = ?", [idx]
     ).fetchall()
     changed: list[tuple[str, str]] = []
     updates: list[tuple[str, dict[str, Any]]] = []
-    for model, pred_sql, *stored in rows:
+    for model, pred_sql, official, *stored in rows:
         if all(v == 1 for v in stored) or not (pred_sql or "").strip():
             continue
         outcomes = run_pair(db_path, sql, pred_sql, timeout=timeout, max_rows=max_rows).outcomes
@@ -225,6 +226,8 @@ def accept(
                 changed.append((model, mode))
         if "ex_spider" in new:
             new.update(ex=1, gold_match=label)
+            if official != 1:  # the official evaluator knows one gold only
+                new["official_quirk"] = OFFICIAL_QUIRK
         if new:
             updates.append((model, new))
     with ws.write():

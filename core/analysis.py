@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqltriage.core.db_analysis import ENGLISH_ZIPF, analyze_database
 from sqltriage.core.model import Dataset
 from sqltriage.core.nl import (
-    CONTENT_POS,
-    RARE_ZIPF,
+    CONTENT_TAGS,
     blank_pipeline,
     load_pipeline,
     pipeline_unavailable_reason,
@@ -39,10 +38,11 @@ Row = dict[str, Any]
 QUESTION_AXES = ("n_words", "tree_depth", "lexical_density", "rarity", "flesch", "schema_linkage")
 DEFINITIONS = {
     "n_words": "tokens that are neither punctuation nor whitespace",
-    "tree_depth": "levels of the dependency tree over words, root = 1",
-    "lexical_density": "content words (" + ", ".join(sorted(CONTENT_POS)) + ") / words",
-    "rarity": f"rare content words / content words; rare = wordfreq English Zipf frequency < {RARE_ZIPF}",
-    "flesch": "Flesch reading ease; syllables from the CMU dictionary, else pyphen",
+    "tree_depth": "depth of the dependency tree over words, root = 0",
+    "lexical_density": "content words (tags " + " ".join(sorted(CONTENT_TAGS)) + ") / tokens",
+    "rarity": "rare content words / content words; rare = not among the most frequent English (form, tag) "
+    "pairs (textcomplexity's list when installed, else wordfreq's top words)",
+    "flesch": "Flesch reading ease as textstat 0.7.3 computes it",
     "schema_linkage": "share of the tables and columns used by the gold SQL that the question names "
     "(name split at _ / camelCase, consecutive words, lower-case form or lemma equal)",
     "english_share": f"share of table and column names whose parts all have wordfreq Zipf >= {ENGLISH_ZIPF}",

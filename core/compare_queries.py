@@ -25,11 +25,24 @@ def _result_doc(result: ExecResult) -> dict[str, Any]:
     }
 
 
+def _official(
+    db: Path, gold_sql: str, pred_sql: str, ex_spider: int | None, timeout: float
+) -> dict[str, Any]:
+    """`ex_official` and the quirk that sets it apart from `ex_spider` (docs/ex-differences.md)."""
+    from sqltriage.core.official_ex import official_gold_text, official_outcome, official_pred_text
+
+    gold = execute(db, official_gold_text(gold_sql), timeout=timeout)
+    pred = execute(db, official_pred_text(pred_sql), timeout=timeout)
+    verdict = official_outcome(gold, pred, gold_sql, pred_sql, ex_spider)
+    return {"ex_official": verdict.ex, "official_quirk": verdict.quirk}
+
+
 def compare_queries(
     gold_sql: str, pred_sql: str, *, db: Path | None = None, timeout: float = DEFAULT_TIMEOUT
 ) -> dict[str, Any]:
     """Categories of both, EM both ways, partial match with its breakdown, the clause diff, and results."""
     from sqltriage.core.exec_compare import execution_outcomes
+    from sqltriage.core.sql.authors_match import authors_partial_match
     from sqltriage.core.sql.categories import categorize
     from sqltriage.core.sql.diff import sql_diff
     from sqltriage.core.sql.exact_match import exact_match
@@ -54,6 +67,7 @@ def compare_queries(
         "vm": pm.vm,
         "pm": pm.pm,
         "pm_error": pm.error,
+        "authors": asdict(authors_partial_match(gold, pred, schema)),  # as the paper's code computes them
         "gold": asdict(categorize(gold, schema)),
         "pred": asdict(categorize(pred, schema)),
         "breakdown": [asdict(s) for s in pm.subqueries],
@@ -74,6 +88,7 @@ def compare_queries(
             "pred": _result_doc(p),
             **execution_outcomes(g, p, gold_sql),
         }
+        doc["execution"].update(_official(db, gold_sql, pred_sql, doc["execution"]["ex_spider"], timeout))
     doc["suggestions"] = _suggestions(gold, pred, schema, g, p, doc.get("execution"))
     return doc
 

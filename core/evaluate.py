@@ -23,7 +23,7 @@ from sqltriage.core.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_dig
 from sqltriage.core.model import Dataset, Example, PredictionSet
 from sqltriage.core.workspace import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "8"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "11"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
@@ -322,6 +322,38 @@ def prepare_neighbours(
     _STATE.pop("neighbours", None)  # the parent's memo: workers keep their own
 
 
+def prepare_neighbours_on(
+    executor: Executor, db_ids: Sequence[str], report: Progress, cancel: threading.Event | None = None
+) -> bool:
+    """Build the neighbours on the executor's workers, one task per database; False when cancelled.
+
+    Used on a cluster: each set is built once, by the worker that gets its task, into that worker's
+    cache; the chunks that follow find it there (or, on another machine, build it once for that machine).
+    """
+    futures = {executor.submit(_neighbours_task, db_id) for db_id in db_ids}
+    report("neighbours", 0, len(db_ids))
+    try:
+        while futures:
+            finished, futures = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                fut.result()
+            report("neighbours", len(db_ids) - len(futures), len(db_ids))
+            if cancel is not None and cancel.is_set():
+                for fut in futures:
+                    fut.cancel()
+                return False
+    except BaseException:
+        for fut in futures:
+            fut.cancel()
+        raise
+    return True
+
+
+def _neighbours_task(db_id: str) -> None:
+    """Worker side of prepare_neighbours_on: the reason a database has none stays in the worker's memo."""
+    neighbours_of(db_id, _STATE["dataset"], _STATE["options"])
+
+
 def _gold_row(gold: GoldContext) -> dict[str, Any]:
     from sqltriage.core.reasoning import reasoning_for, reasoning_label
     from sqltriage.core.sql.categories import categorize
@@ -430,6 +462,7 @@ def _match_alternatives(
     `gold_match` names the gold the default mode (`ex`) matched. `ex_official` keeps the official
     single-gold verdict, as the official evaluator has no alternatives.
     """
+    from sqltriage.core.alternatives import OFFICIAL_QUIRK
     from sqltriage.core.execution import EX_MODES, execution_outcomes
 
     for alt in alternatives:
@@ -445,6 +478,8 @@ def _match_alternatives(
                 outcomes[f"ex_{m}"] = 1
                 if m == "spider":
                     outcomes["ex"], outcomes["gold_match"] = 1, alt.label
+                    if outcomes.get("ex_official") != 1:  # the official evaluator knows one gold only
+                        outcomes["official_quirk"] = OFFICIAL_QUIRK
 
 
 def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dict[str, Any]:
@@ -506,8 +541,8 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
             error=row.get("error"),
             tie_sensitive=bool(row.get("tie_sensitive")),
         )
-    except (RecursionError, MemoryError, ValueError):  # a query too odd to compare gets no suggestion
-        found = []
+    except Exception:  # advisory only: a query too odd to compare is left unsuggested, the run goes on
+        return {"suggested": None, "suggested_why": None}
     return {"suggested": format_suggested(found), "suggested_why": json.dumps([s.as_dict() for s in found])}
 
 
@@ -646,9 +681,12 @@ def evaluate(
         in_process = not tasks
     chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
     report = progress or (lambda stage, d, t: None)
+    neighbour_dbs: list[str] = []
     if options.neighbours > 0 and total_pairs:
         needed = {dataset.examples[i].db_id for i, _, models in tasks if models}
-        prepare_neighbours(dataset, [d for d in dataset.db_ids if d in needed], options, report, cancel)
+        neighbour_dbs = [d for d in dataset.db_ids if d in needed]
+        if not options.cluster:  # on a cluster the workers build them (prepare_neighbours_on)
+            prepare_neighbours(dataset, neighbour_dbs, options, report, cancel)
     report("evaluate", 0, total_pairs)
     done_pairs = 0
 
@@ -673,7 +711,10 @@ def evaluate(
     else:
         pool = _chunk_executor(options, jobs, dataset, (preds, options))
         try:
-            summary.cancelled = not _drain(pool, chunks, absorb, cancel)
+            if options.cluster and neighbour_dbs:
+                summary.cancelled = not prepare_neighbours_on(pool, neighbour_dbs, report, cancel)
+            if not summary.cancelled:
+                summary.cancelled = not _drain(pool, chunks, absorb, cancel)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise

@@ -47,6 +47,7 @@ def definitions_digest() -> str:
     return hashlib.sha256(source).hexdigest()[:16]
 
 
+@cache
 def _version(distribution: str) -> str:
     try:
         return metadata.version(distribution)
@@ -66,6 +67,8 @@ def feature_key(dataset: Dataset, pipeline: str | None) -> str:
         _version(name.replace("_", "-")),
         _version("spacy"),
         _version("wordfreq"),
+        _version("textstat"),
+        _version("textcomplexity"),  # its frequent-words list decides rarity when installed
         definitions_digest(),
     ]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()

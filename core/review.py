@@ -10,6 +10,8 @@ wrong" and "gold SQL wrong" alike).
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 FALSE_NEGATIVE = "EX false negative (equivalent query)"
@@ -20,13 +22,8 @@ REVIEW_TAGS = (FALSE_NEGATIVE, FALSE_POSITIVE, GOLD_WRONG)
 
 def _has(tag: str) -> pl.Expr:
     """The row's tags (joined by ', ') include `tag`, alone or after a category ('Category: tag')."""
-    tags = pl.col("tags").fill_null("").str.to_lowercase().str.split(", ")
-    name = tag.lower()
-    return (
-        tags.list.eval((pl.element() == name) | pl.element().str.ends_with(": " + name))
-        .list.any()
-        .fill_null(False)
-    )
+    pattern = rf"(?i)(?:^|, )(?:[^,]*?: )?{re.escape(tag)}(?:,|$)"
+    return pl.col("tags").str.contains(pattern).fill_null(False)
 
 
 def reviewed_columns(frame: pl.DataFrame) -> pl.DataFrame:

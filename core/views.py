@@ -13,6 +13,7 @@ import sqlite3
 
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.report import EXPORT_COLUMNS, EXTRA_COLUMNS
+from sqltriage.core.review import FALSE_NEGATIVE, FALSE_POSITIVE, GOLD_WRONG
 from sqltriage.core.workspace import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
 
 _TAGS = (
@@ -21,8 +22,31 @@ _TAGS = (
 )
 
 
+def _has_tag(name: str) -> str:
+    """SQL: the row has the tag `name`, alone or after a category (as core.review recognises it)."""
+    lowered = name.lower().replace("'", "''")
+    return (
+        "EXISTS (SELECT 1 FROM tags t WHERE t.idx = r.idx AND t.model = r.model AND "
+        f"(lower(t.tag) = '{lowered}' OR substr(lower(t.tag), -{len(lowered) + 2}) = ': {lowered}'))"
+    )
+
+
+def _reviewed() -> dict[str, str]:
+    """`ex_reviewed` and `reviewed` as core.review computes them from the tags, in SQL."""
+    fn, fp, gold = (_has_tag(t) for t in (FALSE_NEGATIVE, FALSE_POSITIVE, GOLD_WRONG))
+    return {
+        "ex_reviewed": (
+            f"CASE WHEN {gold} THEN NULL WHEN r.ex IS NOT NULL AND {fn} AND NOT {fp} THEN 1 "
+            f"WHEN r.ex IS NOT NULL AND {fp} AND NOT {fn} THEN 0 ELSE r.ex END"
+        ),
+        "reviewed": f"CASE WHEN {fn} OR {fp} OR {gold} THEN 1 ELSE 0 END",
+    }
+
+
 def _expression(column: str) -> str | None:
     """The SQL giving one export column from the stored tables, or None for a column computed elsewhere."""
+    if column in ("ex_reviewed", "reviewed"):
+        return _reviewed()[column]
     if column == "index":
         return "r.idx"
     if column == "tags":

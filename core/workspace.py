@@ -127,14 +127,22 @@ CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);
 """
 
 
+_FINGERPRINTS: list[tuple[tuple, str]] = []  # the last few (examples, fingerprint): one load asks 3 times
+
+
 def dataset_fingerprint(dataset: Dataset) -> str:
     """Changes whenever anything that scoring reads from the dataset changes."""
+    for examples, known in _FINGERPRINTS:
+        if examples is dataset.examples:  # the same (immutable) tuple of frozen examples
+            return known
     h = hashlib.sha256()
     for e in dataset.examples:
         record = [e.index, e.example_id, e.db_id, e.question, e.gold_sql, e.evidence, e.reasoning]
         if e.alternatives:  # appended only when present: fingerprints of datasets without any stay the same
             record.append(list(e.alternatives))
         h.update(json.dumps(record, ensure_ascii=False).encode())
+    if isinstance(dataset.examples, tuple):  # a list could change under the same identity
+        _FINGERPRINTS[:] = [(dataset.examples, h.hexdigest()), *_FINGERPRINTS[:3]]
     return h.hexdigest()
 
 

@@ -13,6 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -20,6 +21,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from sqltriage.core.model import Dataset, PredictionSet
 from sqltriage.core.taxonomy import Taxonomy, default_taxonomy
 from sqltriage.core.workspace import Workspace
+from sqltriage.tui.idle_gc import IdleCollector
 from sqltriage.tui.screens.browse import BrowseScreen, Sources
 from sqltriage.tui.screens.help import HelpScreen
 from sqltriage.tui.screens.progress import Loaded, ProgressScreen
@@ -138,6 +140,7 @@ class SqlTriageApp(App[None]):
         self.initial_theme = theme
         self.load_error = ""
         self.write_turns = WriteTurns()
+        self.idle_gc = IdleCollector()  # full garbage collections wait for a pause in the typing
 
     def on_mount(self) -> None:
         if self.initial_theme and self.initial_theme in self.available_themes:
@@ -166,6 +169,20 @@ class SqlTriageApp(App[None]):
                 self.notify(note)
         if not self.predictions:
             self._say_what_is_browsed(message.models, message.frame.height)
+        else:
+            self._say_what_is_left_out(message.models)
+
+    def _say_what_is_left_out(self, shown: Sequence[str]) -> None:
+        """Models the workspace holds beyond those given with --pred are not shown: say so, and how to see them."""
+        stored = self.workspace.models()
+        hidden = [m for m in stored if m not in shown]
+        if hidden:
+            self.notify(
+                f"showing {len(shown)} of the {len(stored)} models stored in {self.workspace.path.name} "
+                f"(not {', '.join(hidden[:3])}{', …' if len(hidden) > 3 else ''}); "
+                "open the workspace alone (--workspace FILE, no --pred) to browse them all",
+                timeout=10,
+            )
 
     def _say_what_is_browsed(self, models: Sequence[str], rows: int) -> None:
         """Opened without --pred: the models the workspace holds, or how to add one when it holds none."""
@@ -214,7 +231,13 @@ class SqlTriageApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.binding_entries(), self.keymap))
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
+            self.idle_gc.touch()
+        await super().on_event(event)
+
     def on_unmount(self) -> None:
+        self.idle_gc.stop()
         self.workspace.close()
 
 

@@ -50,6 +50,29 @@ def ts_gap(m: dict[str, Any]) -> float | None:
     return m["ex_spider"] - m["ex_ts"]
 
 
+def print_authors_table(models: list[dict[str, Any]], console: Console) -> None:
+    """Partial match as the paper's published code computes it, for reproducing the paper's tables.
+
+    Their code scores 0 where it raises; our columns are empty there (and where a query does not parse).
+    Both means are shown: over the rows scored, and with the others counted as 0 (the paper's way).
+    """
+    if not any(m.get("pm_authors_n") for m in models):
+        return
+    t = Table(title="Partial match as the paper's code computes it", title_justify="left")
+    for label in ("model", "PM", "SM", "OM", "VM", "not scored", "PM (unscored = 0)"):
+        t.add_column(label, justify="left" if label == "model" else "right")
+    for m in models:
+        scored, n = m.get("pm_authors_n") or 0, m["n"]
+        as_paper = None if m.get("pm_authors") is None or not n else m["pm_authors"] * scored / n
+        t.add_row(
+            m["model"],
+            *(fmt(m.get(k)) for k in ("pm_authors", "sm_authors", "om_authors", "vm_authors")),
+            str(n - scored),
+            fmt(as_paper),
+        )
+    console.print(t)
+
+
 def print_report(report: dict[str, Any], console: Console) -> None:
     models = report["models"]
     columns = main_columns(models)
@@ -75,6 +98,7 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         "[dim]Execution metrics are averaged over the rows whose database exists (n exec); "
         "match metrics over all rows.[/]"
     )
+    print_authors_table(models, console)
     if quirks := report.get("official_quirks"):
         console.print(
             "[dim]EX official: the official Spider evaluator's verdict, quirk for quirk; where it differs "

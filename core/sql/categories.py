@@ -21,8 +21,9 @@ Conventions (they decide what counts as "the same", so they are part of the resu
   case-sensitively, so `'France'` and `'france'` are different values (`"France"` and `'France'` are
   the same, the double quotes being SQLite's string quotes there). Numbers are compared by value, as
   SQLite compares them: `20`, `20.0` and `'20'` are the same. `*` is not a variable: the paper's
-  variables are tables, columns and values, and `*` names none of them. A LIMIT count is a variable
-  value but not a database value, so it is in the variable match and not in `n_values`.
+  variables are tables, columns and values, and `*` names none of them. Nor are the LIMIT and OFFSET
+  counts: the paper leaves them open, and its authors' code does not count them (the LIMIT clause
+  itself is a structural item, so a missing LIMIT still shows).
 - `length` is the number of characters of the query with whitespace runs collapsed to one space.
 """
 
@@ -230,12 +231,9 @@ class _Walker:
             elif arg == "from_":
                 self._from(node, value, unit, context)
             elif arg == "limit":
-                _limit(value, unit)
+                pass  # the count is no variable (see the module docstring)
             else:
                 _walk(value, clause, unit, context)
-        offset = node.args.get("offset") or (tail or {}).get("offset")
-        if offset is not None:
-            _limit(offset, unit)
         if set_op is not None:
             unit.structural.append(set_op)
             unit.letters.add("SO")
@@ -362,12 +360,6 @@ def _operator(node: exp.Expression) -> tuple[str, str, exp.Expression | None] | 
 
 def _negate(name: str) -> str:
     return name.replace("is ", "is not ", 1) if name.startswith("is ") else f"not {name}"
-
-
-def _limit(node: exp.Expression, unit: _Unit) -> None:
-    value = node.args.get("expression") or node.this
-    if isinstance(value, exp.Literal):
-        unit.variables.append(f"value:{normalise_value(value)}")
 
 
 def _column_item(col: exp.Column, ctx: _Context) -> str:

@@ -149,6 +149,7 @@ class QueryFacts:
     ors: int = 0  # OR nodes in WHERE / HAVING
     families: Counter[str] = field(default_factory=Counter)
     aggregates: Counter[str] = field(default_factory=Counter)  # every scope, plus ORDER BY … LIMIT 1
+    picks: Counter[str] = field(default_factory=Counter)  # the max / min that ORDER BY … LIMIT 1 stands for
     distinct_anywhere: int = 0  # SELECT DISTINCT in any scope
     count_distinct: int = 0
     counts_condition: bool = False  # SUM(cond), SUM(IIF(…)), COUNT(CASE …): rows counted by a condition
@@ -324,8 +325,9 @@ def _order_as_aggregate(tree: exp.Expression, facts: QueryFacts) -> None:
         order, limit = select.args.get("order"), select.args.get("limit")
         if order is None or limit is None or limit.expression is None or norm_sql(limit.expression) != "1":
             continue
-        first = order.expressions[0]
-        facts.aggregates["max" if first.args.get("desc") else "min"] += 1
+        pick = "max" if order.expressions[0].args.get("desc") else "min"
+        facts.aggregates[pick] += 1
+        facts.picks[pick] += 1
 
 
 def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None, columns: list[exp.Column]) -> None:
@@ -357,6 +359,11 @@ def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None, columns
                     facts.table_columns.setdefault(t, set()).add("*")
     for join in select.args.get("joins") or []:
         facts.joins.append(_join(join, select, scope))
+        on = join.args.get("on")
+        if on is not None:  # `JOIN t ON a.x = t.y AND t.kind = 'z'`: the second part filters like WHERE
+            for part in on.flatten() if isinstance(on, exp.And) else [on]:
+                if not _pairs_columns(part):
+                    _conditions(part, "where", scope, facts)
     left_joined = {
         j.this.alias_or_name.lower()
         for j in select.args.get("joins") or []
@@ -472,6 +479,19 @@ def _conditions(
         facts.links += 1
         return
     facts.conjuncts.append(conj)
+
+
+def _pairs_columns(node: exp.Expression) -> bool:
+    """A join predicate: column = column, or an OR of such (`a.x = b.y OR a.x = b.z`)."""
+    if isinstance(node, exp.Paren):
+        return _pairs_columns(node.this)
+    if isinstance(node, exp.Or):
+        return all(_pairs_columns(part) for part in node.flatten())
+    return (
+        isinstance(node, exp.EQ)
+        and isinstance(node.this, exp.Column)
+        and isinstance(node.expression, exp.Column)
+    )
 
 
 def _anti_join(conj: Conjunct, node: exp.Expression, left_joined: set[str]) -> bool:

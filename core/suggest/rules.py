@@ -70,7 +70,8 @@ def _with_results(
         why = (
             f"the same rows, {sig.gold_rows} in gold and {sig.pred_rows} in the prediction: duplicates differ"
         )
-        out.append(Suggestion("Other: DISTINCT", why, 0.85))
+        # sure when nothing else differs; beside another difference, the duplicates may be its effect
+        out.append(Suggestion("Other: DISTINCT", why, 0.5 if tags - {"Other: DISTINCT"} else 0.85))
     elif sig.pred_has_all_gold and sig.pred_rows > sig.gold_rows:
         why = f"every gold row is there plus {sig.pred_rows - sig.gold_rows} more: a filter is missing"
         out = _boost(out, "Condition: explicit missing", 0.1, why)

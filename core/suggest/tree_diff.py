@@ -259,16 +259,16 @@ def _subject(c: Conjunct) -> str:
     return "count(*)" if c.column.startswith("count(") else c.column
 
 
-def _unique(conjuncts: list[Conjunct], gold_keys: set[tuple[str, str, str]]) -> list[Conjunct]:
-    """The prediction repeating one of gold's filters in several nested lookups adds no filter: count it once.
-    (Gold's repeated filters all count: a copy the prediction lacks leaves a scope unfiltered.)"""
-    seen: set[tuple[str, str, str]] = set()
+def _unique(conjuncts: list[Conjunct], gold_keys: Counter[tuple[str, str, str]]) -> list[Conjunct]:
+    """The prediction repeating one of gold's filters in more nested lookups than gold adds no filter: the
+    extra copies are dropped. (Gold's copies all count: one the prediction lacks leaves a scope unfiltered.)"""
+    seen: Counter[tuple[str, str, str]] = Counter()
     out = []
     for c in conjuncts:
         key = (c.column, c.op, c.value)
-        if key not in seen or key not in gold_keys:
+        if key not in gold_keys or seen[key] < gold_keys[key]:
             out.append(c)
-        seen.add(key)
+        seen[key] += 1
     return out
 
 
@@ -279,7 +279,7 @@ def _shares_word(a: str, b: str) -> bool:
 
 def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]:
     gold_left = [c for c in g.conjuncts if _kept(c, p)]
-    gold_keys = {(c.column, c.op, c.value) for c in gold_left}
+    gold_keys = Counter((c.column, c.op, c.value) for c in gold_left)
     pred_left = _unique([c for c in p.conjuncts if _kept(c, g)], gold_keys)
     for c in list(gold_left):
         key = (_subject(c), c.op, c.value)
@@ -295,6 +295,9 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             continue
         gold_left.remove(c)
         pred_left.remove(match)
+        # the same changed filter repeated in the prediction's nested lookups is one difference
+        same = (match.column, match.op, match.value)
+        pred_left = [x for x in pred_left if (x.column, x.op, x.value) != same]
         out += _paired_condition(c, match, evidence)
     for c in list(gold_left):  # the same value on another column: the column is wrong
         match = next(
@@ -320,7 +323,10 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         out.append(Suggestion("Condition: explicit mismatch", why, 0.45 if unsure else 0.6))
     for c in gold_left:
         if c.op == "is not null":
-            out.append(Suggestion("Condition: implicit missing", f"gold also requires {c.text}", 0.8))
+            # min / max over the column skip NULLs as the filter does
+            skipped = c.column in p.columns and bool(p.aggregates.keys() & {"min", "max"})
+            why = f"gold also requires {c.text}"
+            out.append(Suggestion("Condition: implicit missing", why, 0.45 if skipped else 0.8))
         else:
             conf = 0.85 if _in_evidence(c.value, evidence) else 0.75
             out.append(Suggestion("Condition: explicit missing", f"gold also requires {c.text}", conf))
@@ -425,9 +431,27 @@ def _functions(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     return out
 
 
+def _one_sided_items(g: QueryFacts, p: QueryFacts) -> tuple[list[SelectItem], list[SelectItem]]:
+    gold_left, pred_left = list(g.select), list(p.select)
+    for item in list(gold_left):
+        match = next((x for x in pred_left if x.text == item.text), None)
+        if match is not None:
+            gold_left.remove(item)
+            pred_left.remove(match)
+    return gold_left, pred_left
+
+
 def _aggregates(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
-    gold_only = set(g.aggregates) - set(p.aggregates)
-    pred_only = set(p.aggregates) - set(g.aggregates)
+    g_aggs, p_aggs = g.aggregates, p.aggregates
+    if g.picks and p.picks:  # both pick a top row: the ORDER BY direction rule compares those
+        g_aggs, p_aggs = g_aggs - g.picks, p_aggs - p.picks
+    gold_only = set(g_aggs) - set(p_aggs)
+    pred_only = set(p_aggs) - set(g_aggs)
+    gold_items, pred_items = _one_sided_items(g, p)
+    in_gold_items = {a for x in gold_items for a in x.aggregates}
+    in_pred_items = {a for x in pred_items for a in x.aggregates}
+    if (gold_only or pred_only) and gold_only <= in_gold_items and pred_only <= in_pred_items:
+        return []  # all in SELECT items that differ: the SELECT rule names them
     if (gold_only | pred_only) <= {"sum", "count"} and g.counts_condition and p.counts_condition:
         return []  # SUM(cond) / SUM(IIF(cond, 1, 0)) and COUNT(CASE WHEN cond …) count the same rows
     if gold_only and pred_only:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import resource
 import statistics
 import sys
 import tempfile
@@ -29,13 +30,17 @@ def run(runs: int, tmp: Path) -> list[Figure]:
     pool_eval = Figure("C", "  of which evaluate()", "s")
     cluster_wall = Figure("C", "cold eval, 8 systems, --cluster local:2 (wall)", "s")
     cluster_eval = Figure("C", "  of which evaluate()", "s")
+    pool_cpu = Figure("C", "  CPU of the whole process tree", "s")
+    cluster_cpu = Figure("C", "  CPU of the whole process tree", "s")
     for i in range(runs):  # alternated, so a change in the machine's load hits both sides alike
-        for name, extra, wall, inside in (
-            ("pool", [], pool_wall, pool_eval),
-            ("cluster", ["--cluster", "local:2"], cluster_wall, cluster_eval),
+        for name, extra, wall, inside, cpu in (
+            ("pool", [], pool_wall, pool_eval, pool_cpu),
+            ("cluster", ["--cluster", "local:2"], cluster_wall, cluster_eval, cluster_cpu),
         ):
             workspace = tmp / f"{name}-{i}.db"
+            before = _children_cpu()
             done = run_process([*eval_cmd(workspace, preds), *extra])
+            cpu.samples.append(_children_cpu() - before)
             wall.samples.append(done.wall)
             inside.samples.append(float(json.loads(done.stdout)["run"]["elapsed"]))
             workspace.unlink()
@@ -48,7 +53,16 @@ def run(runs: int, tmp: Path) -> list[Figure]:
     )
     ratio.samples = [c / p for c, p in zip(cluster_wall.samples, pool_wall.samples, strict=True)]
     ratio.note = f"median of per-pair ratios; evaluate() alone {_median_ratio(cluster_eval, pool_eval):.2f}x"
-    return [pool_wall, pool_eval, cluster_wall, cluster_eval, ratio]
+    cpu_ratio = Figure("C", "cluster local:2 / default pool (CPU)", "x")
+    cpu_ratio.samples = [c / p for c, p in zip(cluster_cpu.samples, pool_cpu.samples, strict=True)]
+    cpu_ratio.note = "the engine's own work, whatever else the machine is doing"
+    return [pool_wall, pool_eval, pool_cpu, cluster_wall, cluster_eval, cluster_cpu, ratio, cpu_ratio]
+
+
+def _children_cpu() -> float:
+    """User + system seconds of every finished child process and the descendants it waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _median_ratio(a: Figure, b: Figure) -> float:

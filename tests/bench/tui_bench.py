@@ -152,7 +152,7 @@ async def _filter_latencies(workspace: Path, frame: pl.DataFrame, rounds: int) -
         # A key bound to nothing, through pilot.press: what the headless driver itself costs per press.
         for _ in range(rounds):
             started = time.perf_counter()
-            await pilot.press("z")
+            await pilot.press("f19")  # bound to nothing (z maximises the detail pane)
             noop.append(time.perf_counter() - started)
 
         # Focus moves are set directly (their keys are remappable); only the measured keys are pressed.
@@ -176,15 +176,17 @@ async def _filter_latencies(workspace: Path, frame: pl.DataFrame, rounds: int) -
 
         # search: one keystroke at a time, then erased again
         screen.query_one("#search", Input).focus()
-        await pilot.pause()
         word = "name"
+        # the expected counts first, so that keys follow each other as in typing (no harness work between)
+        expected = {
+            word[:i]: facets.apply(prepared, facets.Filters(search=word[:i])).height for i in range(5)
+        }
+        await pilot.pause()
         for _ in range(max(1, rounds // 2)):
             for i in range(1, len(word) + 1):
-                rows = facets.apply(prepared, facets.Filters(search=word[:i])).height
-                out["search keystroke"].append(await timed(word[i - 1], rows))
+                out["search keystroke"].append(await timed(word[i - 1], expected[word[:i]]))
             for i in range(len(word) - 1, -1, -1):
-                rows = facets.apply(prepared, facets.Filters(search=word[:i])).height
-                out["search keystroke"].append(await timed("backspace", rows))
+                out["search keystroke"].append(await timed("backspace", expected[word[:i]]))
     out["facet toggle via pilot.press"] = via_pilot
     out["no-op key via pilot.press (driver cost)"] = noop
     return out
@@ -238,8 +240,9 @@ def run(rounds: int, cached: Path) -> list[Figure]:
     """The app figures; `cached` holds every Spider dev × 8 result (from the eval benchmarks)."""
     preds = spider_predictions()
     launch = Figure(
-        "4", "launch to usable browse screen (8 systems, cached)", "s", target=1.5, target_text="<= 1.5 s"
+        "4", "launch to usable browse screen (8 systems, cached)", "s", target=1.0, target_text="<= 1.0 s"
     )
+    launch_cpu = Figure("4", "  CPU until usable (every thread)", "s")
     mem_app = Figure("7", "peak RSS, launch (4)", "MB", target=600, target_text="<= 600 MB", stat="max")
     for _ in range(max(3, rounds // 2)):
         proc = run_process(
@@ -253,8 +256,11 @@ def run(rounds: int, cached: Path) -> list[Figure]:
                 *pred_args(preds),
             ]
         )
-        launch.samples.append(float(json.loads(proc.stdout)["ready"]))
+        probe = json.loads(proc.stdout)
+        launch.samples.append(float(probe["ready"]))
+        launch_cpu.samples.append(float(probe["cpu"]))
         mem_app.samples.append(proc.peak_mb)
+    launch_cpu.note = "less sensitive to other work on the machine than the wall time"
 
     from sqltriage.core.report import load_frame
     from sqltriage.core.workspace import Workspace
@@ -262,7 +268,7 @@ def run(rounds: int, cached: Path) -> list[Figure]:
     with Workspace.open(cached) as ws:
         base = load_frame(ws)
     per_model = base.height // max(1, base.get_column("model").n_unique())
-    figures = [launch]
+    figures = [launch, launch_cpu]
     for n_rows, target in ((10_000, None), (100_000, 0.05)):
         frame = scaled_frame(base, -(-n_rows // per_model))
         lat = asyncio.run(_filter_latencies(cached, frame, rounds))

@@ -112,3 +112,69 @@ def test_gold_operator_and_structural_categories_are_the_authors(
             differ.append((i, cats.operators, theirs_ops, cats.structural, theirs_struct))
     print(f"\ngold categories equal to the authors': {len(rows) - len(differ)} / {len(rows)}")
     assert not differ, differ[:5]
+
+
+# --- question axes ---------------------------------------------------------------------------------
+
+AXES = {  # ours (QuestionFeatures attribute, scale) → their column
+    "n_words": (1.0, "length"),
+    "tree_depth": (1.0, "depth"),
+    "schema_linkage": (100.0, "referenced_schema_elements_percentage"),
+    "flesch": (1.0, "readability(flesch_reading_ease)"),
+    "lexical_density": (1.0, "lexical_density"),
+    "rarity": (1.0, "rarity"),
+}
+
+
+@pytest.fixture(scope="module")
+def question_pairs(
+    reference: Path, dev: list[dict], gold: list[ParsedQuery], schemas: dict[str, Schema]
+) -> dict[str, list[tuple[float, float]]]:
+    """(ours, theirs) per axis over the 1034 Spider dev questions, computed once."""
+    from sqltriage.core.nl import load_pipeline, pipeline_unavailable_reason, question_features
+
+    nlp = load_pipeline()
+    if nlp is None:
+        pytest.skip(pipeline_unavailable_reason() or "no spaCy pipeline")
+    rows = _tsv(reference / "question_features.tsv")
+    feats = question_features(
+        [ex["question"] for ex in dev],
+        gold_sqls=gold,
+        schemas=[schemas.get(ex["db_id"]) for ex in dev],
+        nlp=nlp,
+    )
+    pairs: dict[str, list[tuple[float, float]]] = {axis: [] for axis in AXES}
+    for f, row in zip(feats, rows, strict=True):
+        for axis, (scale, column) in AXES.items():
+            ours, theirs = getattr(f, axis), row[column]
+            if ours is not None and theirs not in ("", "nan"):
+                pairs[axis].append((ours * scale, float(theirs)))
+    return pairs
+
+
+def _pearson(xs: list[float], ys: list[float]) -> float:
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    return sxy / (sxx * syy) ** 0.5
+
+
+@pytest.mark.parametrize("axis", list(AXES))
+def test_question_axis_follows_the_authors(
+    axis: str, question_pairs: dict[str, list[tuple[float, float]]]
+) -> None:
+    if axis == "rarity":
+        from sqltriage.core.nl import frequent_words
+
+        source = frequent_words()[2]
+        if "textcomplexity" not in source:
+            pytest.skip(f"rarity uses {source}: install sqltriage[paper] for the authors' list")
+    pairs = question_pairs[axis]
+    assert len(pairs) >= 1000, f"{axis}: only {len(pairs)} questions scored"
+    ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
+    r = _pearson(ours, theirs)
+    mean_ours, mean_theirs = sum(ours) / len(ours), sum(theirs) / len(theirs)
+    print(f"\n{axis}: Pearson {r:.3f}, mean ours {mean_ours:.3f}, theirs {mean_theirs:.3f}")
+    assert r >= 0.95
+    assert abs(mean_ours - mean_theirs) <= 0.10 * abs(mean_theirs)

@@ -22,6 +22,7 @@ import pytest
 
 from sqltriage.core.exec_compare import compare, spider_sql
 from sqltriage.core.execution import DEFAULT_TIMEOUT, GoldResultCache, PairRun, order_matters, run_pair
+from sqltriage.core.official_ex import passes_row_sort
 
 from .systems import SYSTEMS
 
@@ -34,6 +35,7 @@ REASONS = (
     "tab-cut",
     "value-to-1",
     "order-by-substring",
+    "mixed-type-sort",
     "timeout",
     "row-cap",
     "writable-db",
@@ -89,6 +91,12 @@ def _explain(
                 lambda: compare(pair.gold_spider, pair.pred_spider, "spider", order_matters=substring),
             )
         )
+    if (
+        pair.gold_spider.ok
+        and pair.pred_spider.ok
+        and not passes_row_sort(pair.gold_spider.rows, pair.pred_spider.rows, substring)
+    ):
+        toggles.append(("mixed-type-sort", lambda: 0))  # the official pre-check rejects the pair
     if "timeout" in (pair.gold_spider.error_kind, pair.pred_spider.error_kind):
         toggles.append(("timeout", lambda: _ex_spider(db, row.gold, row.pred, cache, timeout=120.0)))
     if pair.gold_spider.truncated or pair.pred_spider.truncated:

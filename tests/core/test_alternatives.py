@@ -68,7 +68,7 @@ def test_a_sidecar_alternative_makes_ex_pass_and_says_which(
         evaluate(ds, [pred], ws, FAST)
         rows = rows_of(ws, "m")
     assert (rows[0]["ex"], rows[0]["ex_spider"], rows[0]["gold_match"]) == (1, 1, "alternative 1")
-    assert rows[0]["ex_official"] == 0  # the official evaluator knows one gold only
+    assert (rows[0]["ex_official"], rows[0]["official_quirk"]) == (0, "alternative gold")  # one gold only
     assert (rows[1]["ex"], rows[1]["gold_match"]) == (1, "gold")
     assert (rows[2]["ex"], rows[2]["gold_match"]) == (0, None)
 
@@ -111,6 +111,7 @@ def test_accepting_a_prediction_rescored_every_model_and_later_runs_use_it(
         assert changed == [("a", "spider"), ("a", "bird"), ("a", "archer")]
         row = rows_of(ws, "a")[0]
         assert (row["ex"], row["gold_match"], row["ex_official"]) == (1, "accepted 1", 0)
+        assert row["official_quirk"] == "alternative gold"
         # a model evaluated afterwards is scored against the accepted alternative too; nothing else reruns
         second = load_predictions(
             write_preds(tmp_path / "b.sql", [OTHER_TIED, "SELECT 1", "SELECT 1"]), ds, name="b"

@@ -5,6 +5,7 @@ cannot see are refused before any work."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import logging
 import os
@@ -30,7 +31,7 @@ from sqltriage.samples import SAMPLE_DIR
 from sqltriage.tui.cli import main
 
 MODELS = ("atlas-7b", "beacon-gpt4")
-TIMES = 3  # the sample's 67 questions three times: 201 examples, 402 (example, model) pairs
+TIMES = 2  # the sample's 67 questions twice: 134 examples in 6 chunks, 268 (example, model) pairs
 # The export holds no question features: runs compared only by their export skip them (no spaCy load).
 QUICK = EvalOptions(timeout=2.0, features=False)
 
@@ -89,14 +90,16 @@ def reference(dataset: Path) -> tuple[Path, list[dict[str, str]]]:
     workspace = dataset.parent / "local.db"
     ds, preds = load(dataset)
     with Workspace.open(workspace) as ws:
-        summary = evaluate(ds, preds, ws, replace(QUICK, jobs=2))
+        summary = evaluate(ds, preds, ws, replace(QUICK, jobs=2, pool_min_pairs=0))  # the real pool
     assert summary.computed == 2 * 67 * TIMES
     return workspace, export(workspace)
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[tuple[str, Client]]:
-    """A LocalCluster of 2 single-threaded worker processes, and a client to reach its workers."""
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Client, Path]]:
+    """A LocalCluster of 2 single-threaded worker processes, a client to reach them, and the workers' own
+    user cache folder (as on worker machines: not the one this process uses)."""
+    worker_cache = tmp_path_factory.mktemp("worker-cache")
     with (
         LocalCluster(
             n_workers=2,
@@ -104,10 +107,11 @@ def cluster() -> Iterator[tuple[str, Client]]:
             processes=True,
             dashboard_address=None,
             silence_logs=logging.ERROR,
+            env={"XDG_CACHE_HOME": str(worker_cache)},
         ) as local,
         Client(local) as client,
     ):
-        yield local.scheduler_address, client
+        yield local.scheduler_address, client, worker_cache
 
 
 def test_cluster_export_equals_the_local_export_row_for_row(
@@ -123,9 +127,9 @@ def test_cluster_export_equals_the_local_export_row_for_row(
 
 
 def test_a_worker_killed_mid_run_loses_no_finished_chunk(
-    dataset: Path, reference: tuple[Path, list[dict[str, str]]], cluster: tuple[str, Client]
+    dataset: Path, reference: tuple[Path, list[dict[str, str]]], cluster: tuple[str, Client, Path]
 ) -> None:
-    address, client = cluster
+    address, client, _ = cluster
     total = len(reference[1])
     victim = sorted(client.run(os.getpid).values())[0]
     stored_at_kill: list[int] = []
@@ -147,7 +151,7 @@ def test_a_worker_killed_mid_run_loses_no_finished_chunk(
 
 
 def test_a_cancelled_cluster_run_keeps_its_chunks_and_resumes(
-    dataset: Path, reference: tuple[Path, list[dict[str, str]]], cluster: tuple[str, Client]
+    dataset: Path, reference: tuple[Path, list[dict[str, str]]], cluster: tuple[str, Client, Path]
 ) -> None:
     ds, preds = load(dataset)
     options = replace(QUICK, cluster=cluster[0])
@@ -169,33 +173,50 @@ def test_a_cancelled_cluster_run_keeps_its_chunks_and_resumes(
     assert export(workspace) == reference[1]
 
 
-def neighbour_files(cache: Path) -> dict[str, int]:
-    """Every file of every neighbour set in the cache, with its modification time (rebuilt files change it)."""
-    return {str(f.relative_to(cache)): f.stat().st_mtime_ns for f in sorted(cache.rglob("*.sqlite"))}
+def neighbour_files(cache: Path) -> dict[str, tuple[int, str]]:
+    """Every file of every neighbour set under `cache`: modification time (a rebuild changes it) and digest."""
+    return {
+        str(f.relative_to(cache)): (f.stat().st_mtime_ns, hashlib.sha256(f.read_bytes()).hexdigest())
+        for f in sorted(cache.rglob("*.sqlite"))
+    }
 
 
-def test_neighbour_databases_are_built_once_per_database_on_the_workers_and_reused(
-    tmp_path: Path, cluster: tuple[str, Client]
+def test_neighbour_databases_are_built_on_the_workers_once_per_database_and_reused(
+    tmp_path: Path, cluster: tuple[str, Client, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    address, _, worker_cache = cluster
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "client-cache"))  # this process's own cache
     sample = tmp_path / "sample"
     shutil.copytree(SAMPLE_DIR, sample)
     ds, preds = load(sample)
-    cache = tmp_path / "neighbours"
-    with_ts = replace(QUICK, neighbours=2, neighbour_cache=str(cache))
+    with_ts = replace(QUICK, neighbours=2)
     with Workspace.open(tmp_path / "cluster.db") as ws:
-        evaluate(ds, preds, ws, replace(with_ts, cluster=cluster[0]))
-    built = neighbour_files(cache)
-    sets = sorted(p.name for p in cache.iterdir() if p.is_dir())
-    assert len(sets) == len(ds.databases) == 2  # one set per database, whichever worker needed it first
-    assert len(built) == 2 * 2 and not [p for p in cache.iterdir() if p.name.startswith(".")]
+        evaluate(ds, preds, ws, replace(with_ts, cluster=address))
+    worker_sets = worker_cache / "sqltriage" / "neighbours"
+    built = neighbour_files(worker_sets)
+    assert len([p for p in worker_sets.iterdir() if p.is_dir()]) == len(ds.databases) == 2  # one per database
+    assert len(built) == 2 * 2 and not [p for p in worker_sets.iterdir() if p.name.startswith(".")]
+    assert not (tmp_path / "client-cache").exists()  # built by the workers, not on this side
 
-    with Workspace.open(tmp_path / "local.db") as ws:  # a later run finds them built and reuses them
+    with Workspace.open(
+        tmp_path / "again.db"
+    ) as ws:  # a second run (one model): the workers reuse their sets
+        evaluate(ds, preds[:1], ws, replace(with_ts, cluster=address))
+    assert neighbour_files(worker_sets) == built
+    with Workspace.open(tmp_path / "local.db") as ws:  # this machine alone builds the same sets for itself
         evaluate(ds, preds, ws, replace(with_ts, jobs=1))
-    assert neighbour_files(cache) == built
+    client_sets = tmp_path / "client-cache" / "sqltriage" / "neighbours"
+    assert {name: digest for name, (_, digest) in neighbour_files(client_sets).items()} == {
+        name: digest for name, (_, digest) in built.items()
+    }
+
     cluster_rows = export(tmp_path / "cluster.db")
+    assert [r for r in cluster_rows if r["model"] == preds[0].name] == export(tmp_path / "again.db")
+    for row in cluster_rows:  # the witness names the neighbour file where the worker built it
+        row["ts_witness"] = row["ts_witness"].replace(str(worker_sets), str(client_sets))
     assert cluster_rows == export(tmp_path / "local.db")
     assert {r["ex_ts"] for r in cluster_rows} >= {"0", "1"}
-    assert any(r["ts_witness"].startswith(str(cache)) for r in cluster_rows)
+    assert any(r["ts_witness"].startswith(str(client_sets)) for r in cluster_rows)
 
 
 # --- workers that do not see a database --------------------------------------------------------------
@@ -254,7 +275,7 @@ def test_a_database_the_workers_cannot_see_fails_before_any_work(tmp_path: Path)
         _wait_for(scheduler_file, scheduler)
         address = json.loads(scheduler_file.read_text())["address"]
         worker_cmd = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
-        worker_cmd += ["--no-dashboard", "--no-nanny"]
+        worker_cmd += ["--host", "127.0.0.1", "--no-dashboard", "--no-nanny"]
         script = f'mount -t tmpfs tmpfs "{hidden}" && exec "$@"'
         worker = subprocess.Popen(
             ["unshare", "-rm", "sh", "-c", script, "sh", *worker_cmd],

@@ -57,6 +57,18 @@ def test_with_db_runs_both_and_gives_every_verdict(capsys: pytest.CaptureFixture
     assert (ex["va"], ex["ex"], ex["ex_spider"], ex["ex_bird"], ex["ex_archer"]) == (1, 0, 0, 0, 0)
     doc = diff_json(capsys, gold, "SELECT COUNT(book_id) FROM books", "--db", str(LIBRARY))
     assert doc["execution"]["ex_spider"] == 1 and doc["em"] == 0
+    assert doc["execution"]["ex_official"] == 1 and doc["execution"]["official_quirk"] is None
+
+
+def test_with_db_the_official_verdict_is_given_and_explained_where_it_differs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    gold = "SELECT count(*) FROM books"
+    doc = diff_json(capsys, gold, "SELECT count(*) FROM books\tWHERE 0", "--db", str(LIBRARY))
+    ex = doc["execution"]
+    assert (ex["ex_spider"], ex["ex_official"], ex["official_quirk"]) == (0, 1, "tab-cut")
+    assert main(["diff", gold, "SELECT count(*) FROM books\tWHERE 0", "--db", str(LIBRARY)]) == 0
+    assert "EX (official)" in capsys.readouterr().out
 
 
 def test_text_output_and_bad_db(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -65,3 +77,24 @@ def test_text_output_and_bad_db(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert "Partial-match breakdown" in out or "prediction:" in out
     assert main(["diff", "SELECT 1", "SELECT 1", "--db", str(tmp_path / "none.sqlite")]) == 2
     assert "database file does not exist" in capsys.readouterr().err
+
+
+def test_the_papers_worked_example_with_the_text_and_with_the_authors_code(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    gold = (
+        "select name from students where age < (select avg(age) from students where age>17) "
+        "and grade in (select grade from best_grades)"
+    )
+    pred = "select name from students where grade>10 and age>17"
+    doc = diff_json(capsys, gold, pred)
+    assert doc["sm"] == pytest.approx(0.2)
+    assert doc["authors"]["sm"] == pytest.approx(0.375) and doc["authors"]["raises"] is None
+    assert main(["diff", gold, pred]) == 0
+    out = capsys.readouterr().out
+    assert "As the paper's code computes them: SM 0.375" in out
+
+
+def test_where_the_authors_code_raises_diff_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "SELECT title FROM books", "SELECT title FROM books WHERE year IS NULL"]) == 0
+    assert "their code would raise: IS NULL" in capsys.readouterr().out

@@ -115,6 +115,28 @@ def test_eval_then_export_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         assert [r["index"] for r in csv.DictReader(f)] == [r["index"] for r in failing]
 
 
+def test_the_authors_partial_match_is_stored_exported_and_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = tmp_path / "w.db"
+    assert main(["eval", *sample_args(), "--workspace", str(ws), "--timeout", "0.5"]) == 0
+    report = capsys.readouterr().out
+    assert "Partial match as the paper's code computes it" in report
+    out = tmp_path / "all.csv"
+    assert main(["export", "--workspace", str(ws), "--out", str(out), "--where", "pm_authors>=0"]) == 0
+    capsys.readouterr()
+    with out.open() as f:
+        scored = list(csv.DictReader(f))
+    assert scored and all(0.0 <= float(r["pm_authors"]) <= 1.0 and not r["authors_note"] for r in scored)
+    assert main(["export", "--workspace", str(ws), "--out", str(out)]) == 0
+    capsys.readouterr()
+    with out.open() as f:
+        rows = list(csv.DictReader(f))
+    unscored = [r for r in rows if r["pm_authors"] == ""]
+    assert all(r["authors_note"] for r in unscored)
+    assert len(scored) + len(unscored) == len(rows)
+
+
 def test_export_bad_filter_and_missing_workspace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["export", "--workspace", str(tmp_path / "none.db"), "--out", str(tmp_path / "x.csv")]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,14 @@ def test_tags_change_reviewed_ex_and_undo_restores_it(
     assert (after["ex_reviewed"], after["ex_reviewed_n"], after["reviewed"]) == (5 / 7, 7, 4)
     rows = exported(ws_path, tmp_path / "a.csv", capsys)
     assert (rows["0"], rows["1"], rows["3"], rows["5"], rows["7"]) == ("0", "1", "1", "", "0")
+    with sqlite3.connect(
+        ws_path
+    ) as conn:  # the workspace's `evaluations` view computes the same from the tags
+        view = {
+            str(i): "" if v is None else str(v)
+            for i, v in conn.execute("SELECT [index], ex_reviewed FROM evaluations")
+        }
+    assert view == rows
     with Workspace.open(ws_path) as ws:
         triage.undo(ws, fn)
         triage.undo(ws, wrong_gold)

@@ -91,6 +91,10 @@ CASES = [
 # Rewrites that return what gold returns: nothing is confidently wrong, so nothing is suggested.
 EQUIVALENT = [
     (
+        "SELECT c.name FROM country AS c JOIN lang AS l ON c.code = l.code WHERE l.language = 'English'",
+        "SELECT c.name FROM country AS c JOIN lang AS l ON c.code = l.code AND l.language = 'English'",
+    ),
+    (
         "SELECT avg(capacity), max(capacity) FROM stadium",
         "SELECT AVG(Capacity) AS a, MAX(Capacity) AS m FROM stadium",
     ),
@@ -143,6 +147,27 @@ def test_the_difference_is_named_first(gold: str, pred: str, first: str) -> None
 @pytest.mark.parametrize(("gold", "pred"), EQUIVALENT)
 def test_equivalent_rewrites_get_no_suggestion(gold: str, pred: str) -> None:
     assert suggest_causes(gold, pred) == []
+
+
+HOSTILE = [
+    "",
+    ";",
+    "SELECT",
+    "VALUES (1)",
+    "DELETE FROM t",
+    "SELECT CASE END",
+    "SELECT a FROM t WHERE a IN ()",
+    "WITH x AS (SELECT 1) SELECT * FROM x",
+    "SELECT 1 UNION SELECT 2 INTERSECT SELECT 3",
+    "SELECT a FROM t JOIN u USING (a) WHERE NOT NOT a",
+    "SELECT " + "(" * 300 + "1" + ")" * 300,
+]
+
+
+@pytest.mark.parametrize("pred", HOSTILE)
+def test_odd_predictions_get_an_answer_not_an_exception(pred: str) -> None:
+    found = suggest_causes("SELECT a FROM t WHERE b = 1", pred, ex=0)
+    assert all(s.tag and s.reason for s in found)
 
 
 def test_every_tag_is_a_cause_of_the_default_taxonomy_ranked_and_unique() -> None:

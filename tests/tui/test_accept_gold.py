@@ -1,4 +1,5 @@
-"""Accepting a prediction as an alternative gold from the keyboard: stored in the workspace, rows re-scored."""
+"""From the keyboard: accept a prediction as an alternative gold (stored, rows re-scored), then a review
+tag that changes reviewed EX on the summary screen, and its undo."""
 
 from __future__ import annotations
 
@@ -6,13 +7,36 @@ import polars as pl
 
 from sqltriage.core.alternatives import accepted
 from sqltriage.core.workspace import Workspace
-from sqltriage.tui.screens.modals import Confirm
+from sqltriage.tui.screens.browse import BrowseScreen
+from sqltriage.tui.screens.modals import Confirm, TagPicker
+from sqltriage.tui.screens.summary import SummaryScreen
 
 from .conftest import Evaluated, running, settle
 from .test_browse import sidebar_count, toggle
 
 
-async def test_accept_a_failing_prediction_as_gold_then_it_passes(ws_copy: Evaluated) -> None:
+def summary_cells(text: str, model: str) -> list[str]:
+    """The model's row of the summary's model table (or its header for "model"), cell by cell."""
+    line = next(ln for ln in text.splitlines() if ln.strip("│┃ ").startswith(model + " "))
+    return [c.strip() for c in line.strip("│┃ ").replace("┃", "│").split("│")]
+
+
+async def review_in_summary(app, pilot, model: str) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
+    """(EX, EX reviewed, reviewed) of `model` as the summary screen shows them, then back to browse."""
+    await pilot.press("m")
+    await settle(app, pilot)
+    summary = app.screen
+    assert isinstance(summary, SummaryScreen)
+    text = summary.metrics_text(width=220)
+    header = summary_cells(text, "model")
+    cells = dict(zip(header, summary_cells(text, model), strict=True))
+    await pilot.press("escape")
+    await settle(app, pilot)
+    assert isinstance(app.screen, BrowseScreen)
+    return cells["EX"], cells["EX reviewed"], cells["reviewed"]
+
+
+async def test_accept_a_failing_prediction_as_gold_then_review_another(ws_copy: Evaluated) -> None:
     frame = ws_copy.frame
     async with running(ws_copy) as (app, pilot, screen):
         await toggle(app, pilot, "outcome", "EX fail")
@@ -39,3 +63,21 @@ async def test_accept_a_failing_prediction_as_gold_then_it_passes(ws_copy: Evalu
             ).fetchone()
         assert stored == (1, "accepted 1")
         assert sidebar_count(app, "outcome", "EX pass on an alternative gold") == before + 1
+
+        # a second failing row of the same model tagged "EX false negative": reviewed EX rises, undo restores it
+        ex, reviewed_ex, reviewed = await review_in_summary(app, pilot, model)
+        assert ex == reviewed_ex and reviewed == "0"
+        await pilot.press("down")
+        await settle(app, pilot)
+        assert screen.current[1] == model and screen.current[0] != idx
+        await pilot.press("t")
+        assert isinstance(app.screen, TagPicker)
+        await pilot.press("e", "4", "enter")  # the default taxonomy's "EX false negative (equivalent query)"
+        await settle(app, pilot)
+        ex_after, reviewed_after, reviewed = await review_in_summary(app, pilot, model)
+        assert ex_after == ex and float(reviewed_after) > float(ex) and reviewed == "1"
+        await pilot.press("u")
+        await settle(app, pilot)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert await review_in_summary(app, pilot, model) == (ex, ex, "0")

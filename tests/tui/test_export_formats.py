@@ -10,7 +10,9 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from sqltriage.core.review import FALSE_NEGATIVE, FALSE_POSITIVE, GOLD_WRONG
 from sqltriage.core.views import view_columns
+from sqltriage.core.workspace import Workspace
 from sqltriage.tui.cli import main
 
 from .conftest import Evaluated
@@ -72,6 +74,10 @@ def test_unknown_format_is_refused_before_any_work(ws: Path, tmp_path: Path, cap
 
 
 def test_evaluations_view_equals_the_csv_export(ws: Path, tmp_path: Path) -> None:
+    with Workspace.open(ws) as w:  # review tags, so that ex_reviewed differs from ex on some rows
+        w.add_tags([(0, "atlas-7b"), (1, "atlas-7b")], f"Evaluation: {FALSE_POSITIVE}")
+        w.add_tags([(4, "atlas-7b")], FALSE_NEGATIVE)
+        w.add_tags([(5, "beacon-gpt4")], GOLD_WRONG)
     _exported(ws, tmp_path / "all.csv")  # loading the evaluations also brings the view up to date
     _exported(ws, tmp_path / "all.parquet")
     schema = dict(pl.read_parquet_schema(tmp_path / "all.parquet"))
@@ -81,4 +87,5 @@ def test_evaluations_view_equals_the_csv_export(ws: Path, tmp_path: Path) -> Non
     csv = _csv(tmp_path / "all.csv", schema)
     assert view.height == csv.height > 0
     assert view.filter(pl.col("tags").is_not_null()).height > 0  # tags joined as the export joins them
+    assert view.filter(pl.col("ex_reviewed").ne_missing(pl.col("ex"))).height >= 3
     assert_frame_equal(view, csv)

@@ -115,7 +115,16 @@ async def test_accept_suggestion_with_one_key(ws_copy: Evaluated) -> None:
         await pilot.press("5")
         await settle(app, pilot)
         triage = screen.query_one(DetailPane).text("triage", width=200)
-        assert f"a →  {expected[0].tag}" in triage
+        assert f"a →  {expected[0].tag}  {expected[0].confidence:.0%}" in triage
+        await pilot.press("t")  # the picker lists the suggestions first, ranked, with confidence and reason
+        await settle(app, pilot)
+        assert isinstance(app.screen, TagPicker)
+        options = app.screen.options
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(len(expected))]
+        for rank, (text, s) in enumerate(zip(shown, expected, strict=True), 1):
+            assert text.startswith(f"★ {rank}. suggested  {s.tag}  {s.confidence:.0%}") and s.reason in text
+        await pilot.press("escape")
+        await settle(app, pilot)
         await pilot.press("a")
         await settle(app, pilot)
         assert expected[0].tag in stored_tags(ws_copy.workspace)[(row["index"], row["model"])]

@@ -95,6 +95,15 @@ def render(doc: dict[str, Any]) -> None:
     console.print(scores)
     if doc.get("pm_error"):
         console.print(f"[yellow]{doc['pm_error']}[/]")
+    authors = doc.get("authors") or {}
+    if authors.get("raises"):
+        console.print(f"[dim]As the paper's code computes them: {authors['raises']}[/]")
+    elif authors and any(
+        authors[k] is None or doc[k] is None or abs(authors[k] - doc[k]) >= 0.005
+        for k in ("sm", "om", "vm", "pm")
+    ):
+        figures = "  ".join(f"{k.upper()} {_score(authors[k])}" for k in ("sm", "om", "vm", "pm"))
+        console.print(f"[dim]As the paper's code computes them: {figures}[/]")
 
     bd = Table(title="Partial-match breakdown: what only one side has", title_justify="left", show_lines=True)
     bd.add_column("subquery")
@@ -149,7 +158,14 @@ def render(doc: dict[str, Any]) -> None:
         verdicts = Table(title="Execution verdicts", title_justify="left")
         for name in ("VA", "EX (spider)", "EX (bird)", "EX (archer)"):
             verdicts.add_column(name)
-        verdicts.add_row(
-            _outcome(ex["va"]), _outcome(ex["ex_spider"]), _outcome(ex["ex_bird"]), _outcome(ex["ex_archer"])
-        )
+        cells = [
+            _outcome(ex["va"]),
+            _outcome(ex["ex_spider"]),
+            _outcome(ex["ex_bird"]),
+            _outcome(ex["ex_archer"]),
+        ]
+        if ex.get("ex_official") != ex["ex_spider"]:  # the official evaluator's verdict, where it differs
+            verdicts.add_column("EX (official)")
+            cells.append(f"{_outcome(ex['ex_official'])} ({ex.get('official_quirk') or 'unknown'})")
+        verdicts.add_row(*cells)
         console.print(verdicts)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import polars as pl
@@ -32,12 +32,14 @@ from textual_fastdatatable import DataTable
 
 from sqltriage.core import facets
 from sqltriage.core.model import Schema
-from sqltriage.core.suggest import Suggestion
 from sqltriage.core.triage import Change
 from sqltriage.tui.screens.modals import Confirm, ExportDialog, NoteEditor, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import SORT_COLUMNS, ExamplesTable, display_arrow
 from sqltriage.tui.widgets.facet_panel import FacetPanel
+
+if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
+    from sqltriage.core.suggest import Suggestion
 
 RowKey = tuple[int, str]  # (example index, model)
 DETAIL_STEP = 3  # rows the detail pane grows or shrinks per key
@@ -49,9 +51,11 @@ def _freeze_long_lived() -> None:
     """Exempt what exists now (modules, the app's widgets) from the cyclic collector's full passes.
 
     Once the screen is up, a full collection would otherwise rescan the ~150k objects of textual,
-    polars and sqlglot every time; new objects (and their garbage) are still collected.
+    polars and sqlglot every time; new objects (and their garbage) are still collected. Only the
+    young generations are collected first: a full pass here would stall the first screen for a
+    noticeable moment (what little old cyclic garbage there is stays, once per load).
     """
-    gc.collect()
+    gc.collect(1)
     gc.freeze()
 
 
@@ -151,7 +155,7 @@ class BrowseScreen(Screen):
         Binding("D", "untag_all", "Remove tag from all filtered", show=False, id="browse.untag_all"),
         Binding("u", "undo", "Undo", id="browse.undo"),
         Binding("n", "note", "Note", id="browse.note"),
-        Binding("e", "export", "Export CSV", id="browse.export"),
+        Binding("e", "export", "Export", id="browse.export"),
         Binding("m", "summary", "Summary", id="browse.summary"),
         Binding("r", "toggle_resolve", "Aliases as written/resolved", show=False, id="browse.resolve"),
         Binding("enter", "open_detail", "Detail", id="browse.detail"),
@@ -169,6 +173,7 @@ class BrowseScreen(Screen):
         Binding("4", "show_tab('question')", "Question tab", show=False, id="browse.tab_question"),
         Binding("5", "show_tab('triage')", "Triage tab", show=False, id="browse.tab_triage"),
         Binding("escape", "back", "Back", show=False, id="browse.back"),
+        Binding("down", "leave_box", "From a text box to its list", show=False, id="browse.leave_box"),
     ]
 
     def __init__(
@@ -220,6 +225,12 @@ class BrowseScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(ExamplesTable).focus()
         self.refilter()
+        if (collector := getattr(self.app, "idle_gc", None)) is not None:
+            collector.start(self)
+
+    def on_unmount(self) -> None:
+        if (collector := getattr(self.app, "idle_gc", None)) is not None:
+            collector.stop(self)
 
     # --- filtering --------------------------------------------------------------------------------
 
@@ -342,6 +353,13 @@ class BrowseScreen(Screen):
     @on(Input.Changed, "#facet-filter")
     def _facet_filter_changed(self, event: Input.Changed) -> None:
         self.query_one(FacetPanel).set_filter(event.value)
+
+    def action_leave_box(self) -> None:
+        """`down` in the sidebar's filter box goes to the values, in the search box to the table."""
+        if self.query_one("#facet-filter", Input).has_focus:
+            self.query_one(FacetPanel).focus()
+        elif self.query_one("#search", Input).has_focus:
+            self.query_one(ExamplesTable).focus()
 
     @on(Input.Submitted, "#facet-filter")
     def _facet_filter_done(self) -> None:

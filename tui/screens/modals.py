@@ -7,7 +7,7 @@ dialog never touches the workspace.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -18,8 +18,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from sqltriage.core.suggest import Suggestion
 from sqltriage.core.taxonomy import Taxonomy
+
+if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
+    from sqltriage.core.suggest import Suggestion
 
 _SEP = "\x1f"
 
@@ -209,7 +211,9 @@ class ExportDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box", classes="dialog"):
-            yield Label(f"export {self.rows:,} rows (the current filter) to CSV:")
+            yield Label(
+                f"export {self.rows:,} rows (the current filter) to a .csv, .jsonl, .parquet or .sqlite file:"
+            )
             yield Input(self.default, id="export-path")
             yield Label("enter exports · esc cancels", classes="hint")
 

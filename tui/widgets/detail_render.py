@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -16,10 +16,12 @@ from rich.text import Text
 
 from sqltriage.core.execution import EX_MODES, ExecResult, PairRun
 from sqltriage.core.gold_audit import Tie, tie_sensitive
-from sqltriage.core.sql.authors_match import AuthorsMatch
-from sqltriage.core.sql.diff import EQUAL, GOLD_ONLY, SqlDiff
-from sqltriage.core.sql.partial_match import ComponentDiff, MatchBreakdown
-from sqltriage.core.suggest import Suggestion
+
+if TYPE_CHECKING:  # these load sqlglot: the triage tab, drawn with the first row, must not wait for it
+    from sqltriage.core.sql.authors_match import AuthorsMatch
+    from sqltriage.core.sql.diff import SqlDiff
+    from sqltriage.core.sql.partial_match import ComponentDiff, MatchBreakdown
+    from sqltriage.core.suggest import Suggestion
 
 MAX_SHOWN_ROWS = 50  # result rows drawn per side; the counts always cover every row fetched
 _MISSING_STYLE = "white on dark_red"
@@ -253,6 +255,8 @@ def render_question(
 
 
 def _clause_text(tokens: tuple, mark: str) -> Text:  # type: ignore[type-arg]
+    from sqltriage.core.sql.diff import EQUAL
+
     out = Text()
     for tok in tokens:
         if tok.space and out.plain:
@@ -264,6 +268,8 @@ def _clause_text(tokens: tuple, mark: str) -> Text:  # type: ignore[type-arg]
 
 def render_sql_diff(diff: SqlDiff, *, error: str | None = None, resolved: bool = True) -> RenderableType:
     """Clause by clause, gold | prediction, the differing tokens marked; then what only one side has."""
+    from sqltriage.core.sql.diff import EQUAL, GOLD_ONLY
+
     grid = Table.grid(expand=True, padding=(0, 2))
     grid.add_column(no_wrap=True, style="bold")
     grid.add_column(ratio=1)

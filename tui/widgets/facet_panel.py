@@ -82,6 +82,7 @@ class FacetPanel(OptionList):
         self.showing_all: set[str] = set()  # sections whose "more…" was chosen (this session)
         self.filter_text = ""
         self._width = 0
+        self._shown: list[tuple] = []  # what each option's prompt shows, aligned with `options`
 
     # --- state ------------------------------------------------------------------------------------
 
@@ -142,9 +143,14 @@ class FacetPanel(OptionList):
         return max(self._width - 1, 16)  # one column spare for the scrollbar
 
     def _render_options(self, keep: str | None) -> None:
+        """Lay the sections out; when only counts or marks changed, the options are updated in place.
+
+        Rebuilding the list resets the highlight and scroll and re-lays out every option; a key that
+        changes a few counts then costs its redraw only.
+        """
         width = self._line_width()
         needle = self.filter_text.strip().lower()
-        options: list[Option] = []
+        specs: list[tuple[str, tuple]] = []  # (option id, what its prompt shows)
         for facet, label in FACETS:
             values = self.counts.get(facet, [])
             chosen = self.selected.get(facet, frozenset())
@@ -156,28 +162,51 @@ class FacetPanel(OptionList):
                 is_open, limit = True, FILTER_CAP
             else:
                 is_open, limit = self.is_open(facet), TOP
-            options.append(self._header(facet, label, len(values), len(chosen), is_open, len(rest), width))
-            options += [self._value(facet, v, n, True, width) for v, n in pinned]
+            specs.append(
+                (f"{facet}{_SEP}", ("h", label, len(values), len(chosen), is_open, len(rest), width))
+            )
+            specs += [(f"{facet}{_SEP}{v}", ("v", v, n, True, width)) for v, n in pinned]
             if not is_open:
                 continue
             every = facet in self.showing_all
             listed = rest if every else rest[:limit]
-            options += [self._value(facet, v, n, False, width) for v, n in listed]
+            specs += [(f"{facet}{_SEP}{v}", ("v", v, n, False, width)) for v, n in listed]
             if len(rest) > limit:
                 if every:
-                    options.append(Option(Text("  fewer", style="italic dim"), id=f"{facet}{_SEP}{_FEWER}"))
+                    specs.append((f"{facet}{_SEP}{_FEWER}", ("fewer",)))
                 else:
-                    more = Text(f"  more… ({len(rest) - limit} more)", style="italic")
-                    options.append(Option(more, id=f"{facet}{_SEP}{_MORE}"))
-        self.set_options(options)
+                    specs.append((f"{facet}{_SEP}{_MORE}", ("more", len(rest) - limit)))
+        if [i for i, _ in specs] == [o.id for o in self.options] and len(self._shown) == len(specs):
+            changed = False
+            for index, ((option_id, spec), old) in enumerate(zip(specs, self._shown, strict=True)):
+                if spec != old:
+                    self.options[index]._set_prompt(self._prompt(option_id, spec))
+                    changed = True
+            self._shown = [spec for _, spec in specs]
+            if changed:
+                self._clear_caches()
+            return
+        self.set_options([Option(self._prompt(option_id, spec), id=option_id) for option_id, spec in specs])
+        self._shown = [spec for _, spec in specs]
         if keep is not None:
             with suppress(OptionDoesNotExist):  # the value vanished: leave the highlight where it is
                 self.highlighted = self.get_option_index(keep)
 
+    def _prompt(self, option_id: str, spec: tuple) -> Text:
+        kind = spec[0]
+        if kind == "h":
+            return self._header_text(*spec[1:])
+        if kind == "v":
+            _, value, n, on, width = spec
+            return self._value_text(value, n, on, width)
+        if kind == "fewer":
+            return Text("  fewer", style="italic dim")
+        return Text(f"  more… ({spec[1]} more)", style="italic")
+
     @staticmethod
-    def _header(
-        facet: str, label: str, n_values: int, n_chosen: int, is_open: bool, n_matching: int, width: int
-    ) -> Option:
+    def _header_text(
+        label: str, n_values: int, n_chosen: int, is_open: bool, n_matching: int, width: int
+    ) -> Text:
         suffix = f"  {n_values}"
         chosen = f"  · {n_chosen} chosen" if n_chosen else ""
         room = max(width - 2 - len(suffix) - len(chosen), 6)  # the label gives way, the counts stay
@@ -185,10 +214,10 @@ class FacetPanel(OptionList):
         title = Text(f"{'▾' if is_open else '▸'} {name}", style="bold", no_wrap=True)
         title.append(suffix, style="dim")
         title.append(chosen, style="bold")
-        return Option(title, id=f"{facet}{_SEP}")
+        return title
 
     @staticmethod
-    def _value(facet: str, value: str, n: int, on: bool, width: int) -> Option:
+    def _value_text(value: str, n: int, on: bool, width: int) -> Text:
         count = f" {n}"
         room = max(width - 2 - len(count), 4)
         name = value if len(value) <= room else value[: room - 1] + "…"
@@ -196,7 +225,7 @@ class FacetPanel(OptionList):
         prompt.append(name, style="bold underline" if on else "" if n else "dim")
         prompt.append(" " * (room - len(name)))
         prompt.append(count, style="bold" if n else "dim")
-        return Option(prompt, id=f"{facet}{_SEP}{value}")
+        return prompt
 
     def _first_value_index(self) -> int:
         for i, option in enumerate(self.options):
