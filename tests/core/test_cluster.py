@@ -121,8 +121,10 @@ def test_cluster_export_equals_the_local_export_row_for_row(
     workspace = dataset.parent / "cluster.db"
     capsys.readouterr()
     assert main([*eval_args(dataset, workspace), "--cluster", "local:2"]) == 0
-    run = json.loads(capsys.readouterr().out)["run"]
+    out = capsys.readouterr()
+    run = json.loads(out.out)["run"]
     assert run["computed"] == len(local_rows) == 2 * 67 * TIMES and run["reused"] == 0
+    assert run["cluster"] == "local:2" and "on the Dask cluster local:2" in out.err
     assert export(workspace) == local_rows
 
 
