@@ -32,7 +32,7 @@ from sqltriage.tui.cli import main
 
 MODELS = ("atlas-7b", "beacon-gpt4")
 TIMES = 2  # the sample's 67 questions twice: 134 examples in 6 chunks, 268 (example, model) pairs
-# The export holds no question features: runs compared only by their export skip them (no spaCy load).
+# The export holds no question features: runs compared by their export leave them out.
 QUICK = EvalOptions(timeout=2.0, features=False)
 
 
