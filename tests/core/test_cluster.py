@@ -1,6 +1,7 @@
 """Evaluation on a real Dask cluster (worker processes, not threads): the export equals the local pool's row
-for row, a worker killed mid-run loses no finished chunk, a cancelled run resumes, and databases the workers
-cannot see are refused before any work."""
+for row, a worker killed mid-run loses no finished chunk (the run completes, or stops and resumes), a
+cancelled run resumes, neighbour databases are built on the workers, and databases the workers cannot see
+are refused before any work."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import dask
 import pytest
 from distributed import Client, LocalCluster
 
+from sqltriage.core.cluster import ClusterError
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.evaluate import EvalOptions, evaluate
@@ -150,6 +153,45 @@ def test_a_worker_killed_mid_run_loses_no_finished_chunk(
     assert victim not in client.run(os.getpid).values()  # it died, and the cluster replaced it
     assert export(workspace) == reference[1]
     assert query(workspace, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_a_chunk_that_loses_its_worker_for_good_stops_the_run_which_then_resumes(
+    dataset: Path, reference: tuple[Path, list[dict[str, str]]], tmp_path: Path
+) -> None:
+    """With no retries allowed (Dask's allowed-failures = 0), the chunk on a killed worker is lost: the run
+    stops with a message saying so, keeps every chunk it wrote, and the same command then finishes it."""
+    total = len(reference[1])
+    ds, preds = load(dataset)
+    workspace = tmp_path / "stopped.db"
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as local,
+        Client(local) as client,
+    ):
+        victim = sorted(client.run(os.getpid).values())[0]
+        options = replace(QUICK, cluster=local.scheduler_address)
+        stored_at_kill: list[int] = []
+
+        def kill_a_worker_midway(stage: str, done: int, total: int) -> None:
+            if not stored_at_kill and done >= total // 4:
+                stored_at_kill.append(done)
+                os.kill(victim, signal.SIGKILL)
+
+        with Workspace.open(workspace) as ws:
+            with pytest.raises(ClusterError, match="lost with every worker that ran it") as stopped:
+                evaluate(ds, preds, ws, options, progress=kill_a_worker_midway)
+            assert "every chunk already finished is in the workspace" in str(stopped.value)
+            kept = ws.count("results")
+            assert stored_at_kill[0] <= kept < total
+            resumed = evaluate(ds, preds, ws, options)
+            assert resumed.reused == kept and resumed.computed + resumed.reused == total
+    assert export(workspace) == reference[1]
 
 
 def test_a_cancelled_cluster_run_keeps_its_chunks_and_resumes(
