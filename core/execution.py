@@ -12,8 +12,10 @@ The comparison of results (EX modes) lives in `exec_compare`; it is re-exported 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sqlite3
+import stat
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -230,6 +232,47 @@ def _open(db_path: Path) -> sqlite3.Connection:
     return conn
 
 
+class _KeptConnections(threading.local):
+    """Read-only connections kept open between queries, per thread and database file.
+
+    Opening a connection and reading its schema cost more than most Spider queries. A connection is
+    kept only after a query that ran cleanly, with its statement finalized (no read transaction stays
+    open between queries); one that saw an error, a timeout or a refused action is closed. The key
+    holds the file's identity and modification time, so a replaced or edited file gets a new one.
+    """
+
+    def __init__(self) -> None:
+        self.open: dict[tuple, sqlite3.Connection] = {}  # insertion order = least recently used first
+
+
+_KEPT = _KeptConnections()
+KEPT_PER_THREAD = 16
+
+
+def _checkout(db_path: Path, key: tuple) -> sqlite3.Connection:
+    conn = _KEPT.open.pop(key, None)
+    return conn if conn is not None else _open(db_path)
+
+
+def _checkin(key: tuple, conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:  # never keep a read transaction open between queries
+        conn.close()
+        return
+    kept = _KEPT.open
+    for old in [k for k in kept if k[0] == key[0]]:  # the same path with an older identity
+        kept.pop(old).close()
+    kept[key] = conn
+    while len(kept) > KEPT_PER_THREAD:
+        kept.pop(next(iter(kept))).close()
+
+
+def close_kept_connections() -> None:
+    """Close this thread's kept connections (tests that replace database files call it)."""
+    for conn in _KEPT.open.values():
+        conn.close()
+    _KEPT.open.clear()
+
+
 def _decode_text(raw: bytes) -> str:
     """Text that is not valid UTF-8 (real databases have some) is shown with U+FFFD, not a crash."""
     return raw.decode("utf-8", errors="replace")
@@ -287,13 +330,20 @@ def _execute(db_path: Path | None, sql: str, timeout: float, max_rows: int) -> E
     if not sql or not sql.strip():
         return _failure("empty", "empty query", started)
     db_path = Path(db_path)
-    if not db_path.is_file():
+    try:
+        st = os.stat(db_path)
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):
         return _failure("db_missing", f"database file not found: {db_path}", started)
+    key = (str(db_path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     guard = _Guard(time.monotonic() + timeout)
     try:
-        conn = _open(db_path)
+        conn = _checkout(db_path, key)
     except sqlite3.Error as exc:
         return _failure("db_unreadable", f"cannot open {db_path}: {exc}", started)
+    clean = False
+    cursor = None
     try:
         conn.set_authorizer(guard.authorize)
         conn.set_progress_handler(guard.progress, _PROGRESS_STEPS)
@@ -326,9 +376,25 @@ def _execute(db_path: Path | None, sql: str, timeout: float, max_rows: int) -> E
             elif kind == "forbidden" and guard.denied is not None:
                 message = f"not allowed on a read-only evaluation: {guard.denied} ({message})"
             return _failure(kind, message, started)
+        clean = guard.denied is None and not guard.timed_out
         return ExecResult(columns, tuple(rows), time.perf_counter() - started, truncated=truncated)
     finally:
-        conn.close()
+        _release(conn, cursor, key, clean)
+
+
+def _release(conn: sqlite3.Connection, cursor: sqlite3.Cursor | None, key: tuple, clean: bool) -> None:
+    """Keep the connection for the next query on this file if the query ran cleanly, else close it."""
+    try:
+        if cursor is not None:
+            cursor.close()  # finalizes the statement: a truncated read holds no transaction after this
+        if clean:
+            conn.set_authorizer(None)
+            conn.set_progress_handler(None, 0)
+            _checkin(key, conn)
+            return
+    except sqlite3.Error:
+        pass
+    conn.close()
 
 
 def file_digest(path: Path) -> str:

@@ -31,6 +31,7 @@ from sqlglot import exp
 
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, table_scope
+from sqltriage.core.sql.sqlite_syntax import sqlite_syntax_error
 
 _COMPARISON = {exp.EQ: "=", exp.NEQ: "!=", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
 _ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
@@ -82,6 +83,8 @@ def authors_partial_match(
     pred = ensure_parsed(pred_sql, schema)
     if not pred.ok or pred.tree is None or not isinstance(pred.tree, exp.Query):
         return AuthorsMatch(None, None, None, None, "the prediction does not parse")
+    if (misplaced := _clause_out_of_order(pred.sql)) is not None:
+        return AuthorsMatch(None, None, None, None, f"their parser would reject it ({misplaced})")
     try:
         gold_units = authors_units(gold, schema)
         pred_units = authors_units(pred, schema)
@@ -90,6 +93,18 @@ def authors_partial_match(
     except (RecursionError, ValueError) as exc:
         return AuthorsMatch(None, None, None, None, f"cannot be analysed ({type(exc).__name__})")
     return compare_units(gold_units, pred_units)
+
+
+_MISPLACED = re.compile(r'near "(WHERE|GROUP|HAVING|ORDER|LIMIT|FROM)": syntax error|incomplete input', re.I)
+
+
+def _clause_out_of_order(sql: str) -> str | None:
+    """SQLite's error when a clause is out of place or missing (`… GROUP BY x WHERE y`, a bare `select`).
+
+    Their SQL parser rejects these too; other syntax SQLite rejects (`UNION (SELECT …)`) it may read.
+    """
+    error = sqlite_syntax_error(sql)
+    return error if error is not None and _MISPLACED.search(error) else None
 
 
 def authors_columns(m: AuthorsMatch) -> dict[str, float | str | None]:

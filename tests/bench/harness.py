@@ -178,11 +178,20 @@ class Run:
     peak_mb: float
     stdout: str
     stderr: str
+    cpu: float = 0.0  # user + system seconds of the process and the descendants it waited for
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_process(args: Sequence[str], *, cwd: Path | None = None, timeout: float = 900) -> Run:
     """Run a command to its end, timing it and sampling its tree's memory; a failure raises with stderr."""
     started = time.perf_counter()
+    cpu_before = _children_cpu()
     proc = subprocess.Popen(
         list(args),
         cwd=cwd or REPO,
@@ -196,7 +205,7 @@ def run_process(args: Sequence[str], *, cwd: Path | None = None, timeout: float 
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(args[:4])}… exited {proc.returncode}:\n{err[-3000:]}")
-    return Run(wall, mem.peak, out, err)
+    return Run(wall, mem.peak, out, err, _children_cpu() - cpu_before)
 
 
 def load_average() -> str:

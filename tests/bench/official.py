@@ -97,8 +97,8 @@ def prepare(tmp: Path, systems: list[Path]) -> SideBySide:
     return SideBySide(folder, gold, preds, len(keep))
 
 
-def run_official(folder: Path, side: SideBySide, system: str) -> float:
-    """Wall seconds of one official EX + EM run (a fresh process)."""
+def run_official(folder: Path, side: SideBySide, system: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of one official EX + EM run (a fresh process)."""
     run = run_process(
         [
             PYTHON,
@@ -120,18 +120,18 @@ def run_official(folder: Path, side: SideBySide, system: str) -> float:
     )
     if "EXECUTION ACCURACY" not in run.stdout:
         raise RuntimeError(f"the official evaluator printed no scores:\n{run.stdout[-2000:]}")
-    return run.wall
+    return run.wall, run.cpu
 
 
-def run_ours(side: SideBySide, systems: list[str], workspace: Path) -> float:
-    """Wall seconds of `sqltriage eval` of these systems on a new workspace (a fresh process)."""
+def run_ours(side: SideBySide, systems: list[str], workspace: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of `sqltriage eval` of these systems on a new workspace (a fresh process tree)."""
     args = [PYTHON, "-m", "sqltriage.tui.cli", "eval", str(side.dataset)]
     for name in systems:
         args += ["--pred", f"{name}={side.predictions[name]}"]
     run = run_process([*args, "--workspace", str(workspace), "--json"])
     for leftover in workspace.parent.glob(workspace.name + "*"):
         leftover.unlink()
-    return run.wall
+    return run.wall, run.cpu
 
 
 def figures(runs: int, tmp: Path, given: str | None, systems: list[Path]) -> list[Figure]:
@@ -151,12 +151,23 @@ def figures(runs: int, tmp: Path, given: str | None, systems: list[Path]) -> lis
     ours1 = Figure("8", "sqltriage eval, same inputs, 1 system (wall)", "s")
     off8 = Figure("8", f"official EX+EM, {len(names)} runs, one per system (wall, summed)", "s")
     ours8 = Figure("8", f"sqltriage eval, same inputs, {len(names)} systems (wall)", "s")
+    cpu = {"off1": [], "ours1": [], "off8": [], "ours8": []}
+
+    def take(figure: Figure, name: str, timed: tuple[float, float]) -> None:
+        figure.samples.append(timed[0])
+        cpu[name].append(timed[1])
+
     for i in range(runs):
-        off1.samples.append(run_official(folder, side, names[0]))
-        ours1.samples.append(run_ours(side, names[:1], tmp / f"side1-{i}.db"))
-        off8.samples.append(sum(run_official(folder, side, n) for n in names))
-        ours8.samples.append(run_ours(side, names, tmp / f"side8-{i}.db"))
+        take(off1, "off1", run_official(folder, side, names[0]))
+        take(ours1, "ours1", run_ours(side, names[:1], tmp / f"side1-{i}.db"))
+        eight_official = [run_official(folder, side, n) for n in names]
+        take(off8, "off8", (sum(w for w, _ in eight_official), sum(c for _, c in eight_official)))
+        take(ours8, "ours8", run_ours(side, names, tmp / f"side8-{i}.db"))
     one.samples = [statistics.median(ours1.samples) / statistics.median(off1.samples)]
     eight.samples = [statistics.median(ours8.samples) / statistics.median(off8.samples)]
-    one.note = eight.note = "medians of interleaved runs"
+    for figure, ours, official in ((one, "ours1", "off1"), (eight, "ours8", "off8")):
+        ratio = statistics.median(cpu[ours]) / statistics.median(cpu[official])
+        figure.note = f"wall medians of interleaved runs; CPU time {ratio:.2f}x"
+    for figure, name in ((off1, "off1"), (ours1, "ours1"), (off8, "off8"), (ours8, "ours8")):
+        figure.note = f"CPU {statistics.median(cpu[name]):.1f} s"
     return [off1, ours1, one, off8, ours8, eight]

@@ -107,6 +107,14 @@ def test_where_their_code_raises_nothing_is_made_up(pred: str, reason: str) -> N
     assert partial_match("SELECT name FROM singer", pred).pm is not None  # ours still scores it
 
 
+def test_a_clause_out_of_place_is_rejected_by_their_parser_as_by_sqlite() -> None:
+    m = authors_partial_match(
+        "SELECT city FROM employee WHERE age < 30 GROUP BY city",
+        "SELECT city FROM employee GROUP BY city WHERE age < 30",
+    )
+    assert m.pm is None and m.raises is not None and m.raises.startswith("their parser would reject it")
+
+
 def test_is_not_null_is_an_operator_not_a_crash() -> None:
     m = authors_partial_match("SELECT name FROM singer", "SELECT name FROM singer WHERE age IS NOT NULL")
     assert m.raises is None and m.om == 0.0

@@ -6,9 +6,12 @@ import argparse
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from sqltriage.core.errors import UsageError
 from sqltriage.core.workspace import Workspace
 from sqltriage.tui.app import create_app
-from sqltriage.tui.commands.open_cmd import workspace_inputs
+from sqltriage.tui.commands.open_cmd import resolve, workspace_inputs
 from sqltriage.tui.screens.modals import Confirm
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import ExamplesTable
@@ -32,6 +35,14 @@ async def test_workspace_alone_browses_its_models(ws_copy: Evaluated) -> None:
         said = messages(app)
         assert f"2 models stored in {ws_copy.workspace.name}, {ws_copy.frame.height:,} rows" in said
         assert not any("nothing to browse" in m or "no predictions" in m for m in said)
+
+
+def test_open_resolves_a_workspace_alone(ws_copy: Evaluated, tmp_path: Path) -> None:
+    args = argparse.Namespace(dataset=None, workspace=str(ws_copy.workspace), pred=None, db_dir=None)
+    inputs, workspace, note = resolve(args)
+    assert workspace == ws_copy.workspace and not inputs.predictions and note == ""
+    with pytest.raises(UsageError, match="--pred needs the DATASET"):
+        resolve(argparse.Namespace(**{**vars(args), "pred": ["m=x.sql"]}))
 
 
 async def test_fewer_models_than_stored_is_said(ws_copy: Evaluated) -> None:

@@ -173,6 +173,7 @@ class BrowseScreen(Screen):
         Binding("4", "show_tab('question')", "Question tab", show=False, id="browse.tab_question"),
         Binding("5", "show_tab('triage')", "Triage tab", show=False, id="browse.tab_triage"),
         Binding("escape", "back", "Back", show=False, id="browse.back"),
+        Binding("down", "leave_box", "From a text box to its list", show=False, id="browse.leave_box"),
     ]
 
     def __init__(
@@ -352,6 +353,13 @@ class BrowseScreen(Screen):
     @on(Input.Changed, "#facet-filter")
     def _facet_filter_changed(self, event: Input.Changed) -> None:
         self.query_one(FacetPanel).set_filter(event.value)
+
+    def action_leave_box(self) -> None:
+        """`down` in the sidebar's filter box goes to the values, in the search box to the table."""
+        if self.query_one("#facet-filter", Input).has_focus:
+            self.query_one(FacetPanel).focus()
+        elif self.query_one("#search", Input).has_focus:
+            self.query_one(ExamplesTable).focus()
 
     @on(Input.Submitted, "#facet-filter")
     def _facet_filter_done(self) -> None:
