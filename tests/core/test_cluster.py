@@ -37,6 +37,7 @@ MODELS = ("atlas-7b", "beacon-gpt4")
 TIMES = 2  # the sample's 67 questions twice: 134 examples in 6 chunks, 268 (example, model) pairs
 # The export holds no question features: runs compared by their export leave them out.
 QUICK = EvalOptions(timeout=2.0, features=False)
+LOOPBACK_ANY_PORT = "127.0.0.1:0"  # the scheduler's HTTP port: two clusters of this module run at once
 
 
 def enlarged_sample(dest: Path, times: int = TIMES) -> Path:
@@ -108,7 +109,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Cli
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=LOOPBACK_ANY_PORT,
             silence_logs=logging.ERROR,
             env={"XDG_CACHE_HOME": str(worker_cache)},
         ) as local,
@@ -169,7 +170,7 @@ def test_a_chunk_that_loses_its_worker_for_good_stops_the_run_which_then_resumes
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=LOOPBACK_ANY_PORT,
             silence_logs=logging.ERROR,
         ) as local,
         Client(local) as client,
