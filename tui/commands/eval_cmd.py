@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
         report = full_report(load_frame(ws, names))
     err.print(
         f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
-        f"in {summary.elapsed:.1f} s; question features: {features_line(summary.features)}"
+        f"in {summary.elapsed:.1f} s{f' on the Dask cluster {options.cluster}' if options.cluster else ''}; "
+        f"question features: {features_line(summary.features)}"
     )
     if options.neighbours > 0:
         err.print(
@@ -137,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         "elapsed": round(summary.elapsed, 3),
         "neighbours": options.neighbours,
         "seed": options.seed,
+        "cluster": options.cluster,
     }
     if args.json:
         json.dump(report, sys.stdout, indent=2)
