@@ -154,7 +154,7 @@ class ClusterExecutor(Executor):
                 n_workers=int(self.address[len(LOCAL_PREFIX) :]),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address="127.0.0.1:0",  # a free loopback port: several clusters may run at once
                 silence_logs=logging.ERROR,
             )
             return Client(self._local)

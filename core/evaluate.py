@@ -257,9 +257,7 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
     )
 
 
-def with_neighbours(
-    gold: GoldContext, dataset: Dataset, options: EvalOptions, cache: Any = None
-) -> GoldContext:
+def with_neighbours(gold: GoldContext, dataset: Dataset, options: EvalOptions) -> GoldContext:
     """The gold context with its results on the database's neighbours (built once per process and db)."""
     from dataclasses import replace
 
@@ -268,7 +266,9 @@ def with_neighbours(
     paths, problem = neighbours_of(gold.example.db_id, dataset, options)
     if problem is not None:
         return replace(gold, ts_problem=problem)
-    golds = neighbour_golds(gold.example.gold_sql, paths, cache, options.timeout, options.max_rows)
+    # No shared gold cache here: each neighbour's result is kept by its NeighbourGold, and hashing every
+    # neighbour file for a cache key would cost more than the few duplicated gold queries it would save.
+    golds = neighbour_golds(gold.example.gold_sql, paths, None, options.timeout, options.max_rows)
     return replace(gold, neighbours=golds)
 
 
@@ -560,7 +560,7 @@ def _run_chunk(tasks: Sequence[Task]) -> ChunkResult:
     for idx, need_gold, models in tasks:
         gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"])
         if options.neighbours > 0 and models and gold.result is not None:
-            gold = with_neighbours(gold, dataset, options, _STATE["gold_cache"])
+            gold = with_neighbours(gold, dataset, options)
         if need_gold:
             example_rows.append(_gold_row(gold))
         for model in models:

@@ -17,7 +17,7 @@ import random
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from sqltriage.core.execution import file_digest
@@ -135,7 +135,7 @@ def read_manifest(folder: Path) -> dict:
 
 
 @contextlib.contextmanager
-def _locked(path: Path):
+def _locked(path: Path) -> Iterator[None]:
     """An exclusive advisory lock where the platform has one; atomic rename keeps things right without."""
     try:
         import fcntl

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqltriage.core.exec_compare import compare, order_matters, spider_sql
-from sqltriage.core.execution import execute
+from sqltriage.core.execution import ExecResult, execute
 from sqltriage.core.testsuite.mutate import mutants
 
 DISTIL_TIMEOUT = 1.0  # seconds per query while distilling; a slower mutant is simply not used
@@ -29,7 +29,7 @@ class Distilled:
     covered: int  # of those, how many the chosen databases tell apart
 
 
-def _run(db: Path, sql: str):
+def _run(db: Path, sql: str) -> ExecResult:
     return execute(db, sql, timeout=DISTIL_TIMEOUT, max_rows=DISTIL_MAX_ROWS)
 
 
@@ -52,15 +52,15 @@ def distil(original: Path, candidates: Sequence[Path], gold_sqls: Sequence[str],
     kills: list[set[int]] = []
     for cand in candidates:
         killed: set[int] = set()
-        gold_results: dict[str, object] = {}
+        gold_results: dict[str, ExecResult] = {}
         for u, (g_text, m_text, ordered) in enumerate(universe):
             if g_text not in gold_results:
                 gold_results[g_text] = _run(cand, g_text)
             g_res = gold_results[g_text]
-            if not g_res.ok or g_res.truncated:  # type: ignore[attr-defined]
+            if not g_res.ok or g_res.truncated:
                 continue
             m_res = _run(cand, m_text)
-            if m_res.ok and compare(g_res, m_res, "spider", order_matters=ordered) == 0:  # type: ignore[arg-type]
+            if m_res.ok and compare(g_res, m_res, "spider", order_matters=ordered) == 0:
                 killed.add(u)
         kills.append(killed)
     chosen: list[int] = []

@@ -8,44 +8,54 @@ for that example and not counted in `ts_databases`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 ORIGINAL = "original"  # the witness of a row that already fails on the original database
+_MEMO_SIZE = 4096  # recent (gold, prediction, neighbours) verdicts kept per process
+_memo: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
 
 
-@dataclass(frozen=True, slots=True)
 class NeighbourGold:
-    """The gold's results on one neighbour, computed once and shared by every model."""
+    """The result of the gold (as Spider's evaluator rewrites it) on one neighbour: run on first use (a row
+    that fails on the original, or on an earlier neighbour, never needs it), then shared by every model."""
 
-    path: Path
-    result: Any  # ExecResult of the gold as written
-    spider_result: Any  # ExecResult of spider_sql(gold)
+    __slots__ = ("_result", "_run", "gold_sql", "path")
+
+    def __init__(self, path: Path, gold_sql: str, run: Callable[[Path, str], Any]) -> None:
+        self.path = path
+        self.gold_sql = gold_sql
+        self._run = run
+        self._result: Any = None
+
+    @property
+    def spider_result(self) -> Any:
+        """ExecResult of spider_sql(gold) on this neighbour."""
+        if self._result is None:
+            from sqltriage.core.execution import spider_sql
+
+            self._result = self._run(self.path, spider_sql(self.gold_sql))
+        return self._result
 
     @property
     def usable(self) -> bool:
         r = self.spider_result
-        return bool(r.ok and not r.truncated and self.result.ok and not self.result.truncated)
+        return bool(r.ok and not r.truncated)
 
 
 def neighbour_golds(
     gold_sql: str, paths: Sequence[Path], cache: Any, timeout: float, max_rows: int
 ) -> tuple[NeighbourGold, ...]:
-    from sqltriage.core.execution import execute, spider_sql
+    from sqltriage.core.execution import execute
 
     def run(path: Path, sql: str) -> Any:
         if cache is not None:
             return cache.get(path, sql, timeout, max_rows)
         return execute(path, sql, timeout=timeout, max_rows=max_rows)
 
-    text = spider_sql(gold_sql)
-    out = []
-    for p in paths:
-        result = run(p, gold_sql)
-        out.append(NeighbourGold(p, result, result if text == gold_sql else run(p, text)))
-    return tuple(out)
+    return tuple(NeighbourGold(p, gold_sql, run) for p in paths)
 
 
 def ts_columns(gold: Any, pred_sql: str, options: Any, ex_spider: int | None) -> dict[str, Any]:
@@ -58,17 +68,50 @@ def ts_columns(gold: Any, pred_sql: str, options: Any, ex_spider: int | None) ->
         return {"ex_ts": 0, "ts_databases": 0, "ts_witness": ORIGINAL}
     if gold.ts_problem:
         return {"ex_ts": None, "ts_databases": 0, "ts_witness": f"no neighbours: {gold.ts_problem}"}
-    from sqltriage.core.evaluate import _execute_pair
+    if _same_text(pred_sql, gold.example.gold_sql):  # the gold itself: the same rows on every neighbour
+        return {"ex_ts": 1, "ts_databases": sum(nb.usable for nb in gold.neighbours), "ts_witness": None}
+    # Models often predict the same text for an example: it is run on the neighbours once per process.
+    key = (
+        gold.example.gold_sql,
+        pred_sql,
+        tuple(nb.path for nb in gold.neighbours),
+        options.timeout,
+        options.max_rows,
+    )
+    if key in _memo:
+        _memo.move_to_end(key)
+        return dict(_memo[key])
+    out = _run_on_neighbours(gold, pred_sql, options)
+    _memo[key] = out
+    if len(_memo) > _MEMO_SIZE:
+        _memo.popitem(last=False)
+    return dict(out)
 
+
+def _same_text(pred_sql: str, gold_sql: str) -> bool:
+    """True when the texts Spider's evaluator runs are the same (so are their results, on any database)."""
+    from sqltriage.core.execution import spider_sql
+
+    def bare(sql: str) -> str:
+        return spider_sql(sql.strip()).strip().rstrip(";").strip()
+
+    return bare(pred_sql) == bare(gold_sql)
+
+
+def _run_on_neighbours(gold: Any, pred_sql: str, options: Any) -> dict[str, Any]:
+    """Spider's rewriting of the prediction on each neighbour, compared with `compare(..., "spider")`: the
+    comparison `ex_spider` makes (only the spider texts are run: `ex_spider` reads nothing else)."""
+    from sqltriage.core.exec_compare import compare, order_matters
+    from sqltriage.core.execution import execute, spider_sql
+
+    text = spider_sql(pred_sql)
+    ordered = order_matters(gold.example.gold_sql)
     used = 0
     for nb in gold.neighbours:
         if not nb.usable:
             continue
-        there = replace(
-            gold, db_path=nb.path, result=nb.result, spider_result=nb.spider_result, official_result=None
-        )
-        outcomes, _ = _execute_pair(there, pred_sql, options)
-        verdict = outcomes.get("ex_spider")
+        pred = execute(nb.path, text, timeout=options.timeout, max_rows=options.max_rows)
+        verdict = compare(nb.spider_result, pred, "spider", order_matters=ordered)
         if verdict is None:
             continue  # cannot be told on this neighbour (e.g. the prediction hit the row cap)
         used += 1

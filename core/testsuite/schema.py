@@ -23,6 +23,7 @@ class ColumnInfo:
     pk: bool  # part of the primary key
     unique: bool  # alone in a UNIQUE constraint or single-column primary key
     values: list = field(default_factory=list)  # a sample of the real values, NULLs included
+    profile: tuple | None = None  # (kind, distinct values sorted, has NULLs): computed once, see values.py
 
 
 @dataclass(slots=True)

@@ -21,8 +21,20 @@ _NUMERIC_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
 MAX_POOL = 400  # distinct real values kept per column
 
 
+def profile_of(column: ColumnInfo) -> tuple[str, list, bool]:
+    """(kind, the distinct real values sorted, whether there are NULLs): once per column, not per database."""
+    if column.profile is None:
+        distinct = sorted({v for v in column.values if v is not None}, key=_sort_key)
+        column.profile = (_kind(column), distinct, any(v is None for v in column.values))
+    return column.profile
+
+
 def kind_of(column: ColumnInfo) -> str:
     """int | real | text | blob: what most real values are, else what the declared type's affinity says."""
+    return profile_of(column)[0]
+
+
+def _kind(column: ColumnInfo) -> str:
     counts = Counter(_value_kind(v) for v in column.values if v is not None)
     if counts:
         return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
@@ -61,13 +73,13 @@ class ColumnValues:
         rng: random.Random,
     ) -> None:
         self.rng = rng
-        self.kind = kind_of(column)
-        real = sorted({v for v in column.values if v is not None}, key=_sort_key)
+        self.kind, real, has_nulls = profile_of(column)
         if len(real) > MAX_POOL:
             real = sorted(rng.sample(real, MAX_POOL), key=_sort_key)
         self.real = real
+        self._texts: list[str] | None = None
         self.literals = list(literals) + [self._from_pattern(p) for p in patterns]
-        has_nulls = any(v is None for v in column.values)
+        self.both = self.real + self.literals
         nullable = not column.not_null and not column.pk
         self.null_share = 0.0
         if nullable and rng.random() < (0.7 if has_nulls else 0.35):
@@ -79,7 +91,7 @@ class ColumnValues:
         self.text_len = max(3, round(sum(map(len, texts)) / len(texts))) if texts else 8
         self.few: list | None = None
         if not column.unique and rng.random() < 0.3:
-            base = self.real + self.literals
+            base = self.both
             if base:
                 self.few = [self.rng.choice(base) for _ in range(rng.randint(1, 4))]
                 self.few += [self.perturb(v) for v in self.few[: rng.randint(0, 1)]]
@@ -104,8 +116,8 @@ class ColumnValues:
         if self.real and r < 0.7:
             value = rng.choice(self.real)
             return self.perturb(value) if rng.random() < 0.2 else value
-        if (self.real or self.literals) and r < 0.88:
-            return self.perturb(rng.choice(self.real + self.literals))
+        if self.both and r < 0.88:
+            return self.perturb(rng.choice(self.both))
         return self.random_of_type()
 
     def random_of_type(self) -> object:
@@ -154,7 +166,9 @@ class ColumnValues:
         return value + rng.choice(string.ascii_lowercase)
 
     def _word(self) -> str:
-        texts = [v for v in self.real if isinstance(v, str) and v.strip()]
+        if self._texts is None:
+            self._texts = [v for v in self.real if isinstance(v, str) and v.strip()]
+        texts = self._texts
         if texts and self.rng.random() < 0.7:
             return self.rng.choice(texts).split()[0]
         return "".join(self.rng.choice(string.ascii_lowercase) for _ in range(self.rng.randint(2, 6)))

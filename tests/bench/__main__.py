@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             figures += eval_figs
             cached = cached or built
         if args.only in (None, "testsuite"):
-            figures += testsuite_bench.run(Path(tmp))
+            figures += testsuite_bench.run(Path(tmp), args.runs)
         if args.only in (None, "app"):
             if cached is None:
                 cached = Path(tmp) / "spider8.sqltriage.db"

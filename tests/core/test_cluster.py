@@ -1,6 +1,7 @@
 """Evaluation on a real Dask cluster (worker processes, not threads): the export equals the local pool's row
-for row, a worker killed mid-run loses no finished chunk, a cancelled run resumes, and databases the workers
-cannot see are refused before any work."""
+for row, a worker killed mid-run loses no finished chunk (the run completes, or stops and resumes), a
+cancelled run resumes, neighbour databases are built on the workers, and databases the workers cannot see
+are refused before any work."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import dask
 import pytest
 from distributed import Client, LocalCluster
 
+from sqltriage.core.cluster import ClusterError
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.evaluate import EvalOptions, evaluate
@@ -32,8 +35,9 @@ from sqltriage.tui.cli import main
 
 MODELS = ("atlas-7b", "beacon-gpt4")
 TIMES = 2  # the sample's 67 questions twice: 134 examples in 6 chunks, 268 (example, model) pairs
-# The export holds no question features: runs compared only by their export skip them (no spaCy load).
+# The export holds no question features: runs compared by their export leave them out.
 QUICK = EvalOptions(timeout=2.0, features=False)
+LOOPBACK_ANY_PORT = "127.0.0.1:0"  # the scheduler's HTTP port: two clusters of this module run at once
 
 
 def enlarged_sample(dest: Path, times: int = TIMES) -> Path:
@@ -105,7 +109,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Cli
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=LOOPBACK_ANY_PORT,
             silence_logs=logging.ERROR,
             env={"XDG_CACHE_HOME": str(worker_cache)},
         ) as local,
@@ -121,8 +125,10 @@ def test_cluster_export_equals_the_local_export_row_for_row(
     workspace = dataset.parent / "cluster.db"
     capsys.readouterr()
     assert main([*eval_args(dataset, workspace), "--cluster", "local:2"]) == 0
-    run = json.loads(capsys.readouterr().out)["run"]
+    out = capsys.readouterr()
+    run = json.loads(out.out)["run"]
     assert run["computed"] == len(local_rows) == 2 * 67 * TIMES and run["reused"] == 0
+    assert run["cluster"] == "local:2" and "on the Dask cluster local:2" in out.err
     assert export(workspace) == local_rows
 
 
@@ -148,6 +154,45 @@ def test_a_worker_killed_mid_run_loses_no_finished_chunk(
     assert victim not in client.run(os.getpid).values()  # it died, and the cluster replaced it
     assert export(workspace) == reference[1]
     assert query(workspace, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_a_chunk_that_loses_its_worker_for_good_stops_the_run_which_then_resumes(
+    dataset: Path, reference: tuple[Path, list[dict[str, str]]], tmp_path: Path
+) -> None:
+    """With no retries allowed (Dask's allowed-failures = 0), the chunk on a killed worker is lost: the run
+    stops with a message saying so, keeps every chunk it wrote, and the same command then finishes it."""
+    total = len(reference[1])
+    ds, preds = load(dataset)
+    workspace = tmp_path / "stopped.db"
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=LOOPBACK_ANY_PORT,
+            silence_logs=logging.ERROR,
+        ) as local,
+        Client(local) as client,
+    ):
+        victim = sorted(client.run(os.getpid).values())[0]
+        options = replace(QUICK, cluster=local.scheduler_address)
+        stored_at_kill: list[int] = []
+
+        def kill_a_worker_midway(stage: str, done: int, total: int) -> None:
+            if not stored_at_kill and done >= total // 4:
+                stored_at_kill.append(done)
+                os.kill(victim, signal.SIGKILL)
+
+        with Workspace.open(workspace) as ws:
+            with pytest.raises(ClusterError, match="lost with every worker that ran it") as stopped:
+                evaluate(ds, preds, ws, options, progress=kill_a_worker_midway)
+            assert "every chunk already finished is in the workspace" in str(stopped.value)
+            kept = ws.count("results")
+            assert stored_at_kill[0] <= kept < total
+            resumed = evaluate(ds, preds, ws, options)
+            assert resumed.reused == kept and resumed.computed + resumed.reused == total
+    assert export(workspace) == reference[1]
 
 
 def test_a_cancelled_cluster_run_keeps_its_chunks_and_resumes(
