@@ -315,7 +315,7 @@ def test_keys_from_tables_json_count_where_the_file_declares_none(tmp_path: Path
         got.close()
 
 
-def test_rows_of_a_database_that_cannot_be_imitated_say_why(tmp_path: Path, monkeypatch) -> None:
+def test_rows_of_a_database_that_cannot_be_imitated_say_why(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     (tmp_path / "db" / "empty").mkdir(parents=True)
     sqlite3.connect(tmp_path / "db" / "empty" / "empty.sqlite").execute("PRAGMA user_version = 1").close()
@@ -328,3 +328,16 @@ def test_rows_of_a_database_that_cannot_be_imitated_say_why(tmp_path: Path, monk
         ex, ts, witness = ws.db.execute("SELECT ex_spider, ex_ts, ts_witness FROM results").fetchone()
     assert (ex, ts) == (1, None)
     assert witness.startswith("no neighbours:") and "no tables" in witness
+    from sqltriage.tui.cli import main
+
+    args = [
+        "eval",
+        str(tmp_path / "dev.json"),
+        "--db-dir",
+        str(tmp_path / "db"),
+        "--pred",
+        f"m={tmp_path / 'p.sql'}",
+    ]
+    assert main([*args, "--workspace", str(tmp_path / "w2.db"), "--neighbours", "2", "--json"]) == 0
+    said = capsys.readouterr().err
+    assert "ex_ts left empty on 1 EX-passing row(s)" in said and "no tables" in said

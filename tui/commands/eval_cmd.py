@@ -78,6 +78,17 @@ def remember_neighbours(args: argparse.Namespace, workspace: Path) -> None:
                 args.seed = int(seed)
 
 
+def ts_unserved(frame: Any) -> dict[str, int]:
+    """EX-passing rows that got no `ex_ts` because their database has no neighbours, counted by reason."""
+    import polars as pl
+
+    if "ts_witness" not in frame.columns:
+        return {}
+    reasons = frame.filter(pl.col("ts_witness").str.starts_with("no neighbours: ").fill_null(False))
+    counts = reasons.get_column("ts_witness").value_counts(sort=True).rows()
+    return {w.removeprefix("no neighbours: "): n for w, n in counts}
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -112,7 +123,9 @@ def run(args: argparse.Namespace) -> int:
 
             summary = evaluate(inputs.dataset, inputs.predictions, ws, options, progress=progress)
         names = [p.name for p in inputs.predictions]
-        report = full_report(load_frame(ws, names))
+        frame = load_frame(ws, names)
+        report = full_report(frame)
+    unserved = ts_unserved(frame) if options.neighbours > 0 else {}
     err.print(
         f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
         f"in {summary.elapsed:.1f} s{f' on the Dask cluster {options.cluster}' if options.cluster else ''}; "
@@ -123,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
             f"ex_ts on {options.neighbours} neighbour databases per database (seed {options.seed}); "
             "--neighbours 0 turns it off"
         )
+        for reason, n in unserved.items():
+            err.print(f"[yellow]ex_ts left empty on {n} EX-passing row(s): {reason}[/]")
     else:
         err.print(
             "[dim]ex_ts is off: add --neighbours 10 to also score each EX pass on 10 generated neighbour "

@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
                 )
             except NeighbourError as exc:
                 row.update(error=str(exc))
+            except Exception as exc:  # one database we cannot imitate must not stop the others
+                row.update(error=f"generation failed ({type(exc).__name__}: {exc})")
             rows.append(row)
             bar.advance(task)
     for db_id in dataset.missing_dbs:
