@@ -10,6 +10,8 @@ from sqltriage.core.workspace import Workspace
 from sqltriage.tui.screens.browse import BrowseScreen
 from sqltriage.tui.screens.modals import Confirm, TagPicker
 from sqltriage.tui.screens.summary import SummaryScreen
+from sqltriage.tui.widgets.detail_render import render_question
+from sqltriage.tui.widgets.plain import plain_text
 
 from .conftest import Evaluated, running, settle
 from .test_browse import sidebar_count, toggle
@@ -63,6 +65,9 @@ async def test_accept_a_failing_prediction_as_gold_then_review_another(ws_copy: 
             ).fetchone()
         assert stored == (1, "accepted 1")
         assert sidebar_count(app, "outcome", "EX pass on an alternative gold") == before + 1
+        # the re-scored row left the "EX fail" filter; its Question tab names the gold it passes on
+        fresh = screen.frame.filter((pl.col("index") == idx) & (pl.col("model") == model)).row(0, named=True)
+        assert "EX passes on: accepted 1" in plain_text(render_question(fresh, None), 200)
 
         # a second failing row of the same model tagged "EX false negative": reviewed EX rises, undo restores it
         ex, reviewed_ex, reviewed = await review_in_summary(app, pilot, model)

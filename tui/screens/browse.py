@@ -429,6 +429,13 @@ class BrowseScreen(Screen):
             self._detail_key = self.current
             self._detail_worker(self.current, row)
 
+    def _alternatives_of(self, index: int) -> tuple[str, ...]:
+        """The dataset's alternative golds of an example (those accepted in the app show as `gold_match`)."""
+        dataset = getattr(self.app, "dataset", None)
+        if dataset is None or not 0 <= index < len(dataset.examples):
+            return ()
+        return tuple(dataset.examples[index].alternatives)
+
     @work(thread=True, exclusive=True, group="detail")
     def _detail_worker(self, key: RowKey, row: dict[str, Any]) -> None:
         from sqltriage.core.sql.authors_match import authors_partial_match
@@ -449,7 +456,10 @@ class BrowseScreen(Screen):
         breakdown = partial_match(gold, pred, schema)
         tabs["breakdown"] = render_breakdown(breakdown, authors_partial_match(gold, pred, schema))
         tabs["question"] = render_question(
-            self._with_features(row), self.sources.databases.get(row["db_id"]), self._features_note()
+            self._with_features(row),
+            self.sources.databases.get(row["db_id"]),
+            self._features_note(),
+            alternatives=self._alternatives_of(int(row["index"])),
         )
         found = stored_suggestions(row.get("suggested_why"))
         if found is None:  # a workspace evaluated before suggestions were stored: from the parses alone
@@ -842,6 +852,7 @@ class BrowseScreen(Screen):
             self.notify(f"not saved: {message.error}", severity="error", timeout=10)
             return
         self.frame, self.index, self.cells = message.frame, None, None  # every column may have changed
+        self._detail_key = None  # the detail tabs are drawn again from the re-scored row
         text = f"saved: alternative gold of #{message.index}; {message.changed} model row(s) now pass EX"
         self.saved_log.append(text)
         self.notify(text)

@@ -6,7 +6,7 @@ Each function takes plain values and returns a renderable; none touches a widget
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -195,7 +195,10 @@ _FEATURES = (
 
 
 def render_question(
-    row: Mapping[str, Any], db_path: Path | None, features_note: str | None = None
+    row: Mapping[str, Any],
+    db_path: Path | None,
+    features_note: str | None = None,
+    alternatives: Sequence[str] = (),
 ) -> RenderableType:
     """The question and what the dataset says about it, annotations and inferences told apart.
 
@@ -219,6 +222,12 @@ def render_question(
         out.append(f"{reasoning} — inferred from the gold SQL, not annotated\n")
     else:
         out.append(f"{reasoning} — annotated in the dataset\n")
+    for n, alt in enumerate(alternatives, start=1):
+        out.append(f"alternative gold {n} (dataset): ", style="bold")
+        out.append(f"{alt}\n")
+    if row.get("gold_match") and row["gold_match"] != "gold":
+        out.append("EX passes on: ", style="bold")
+        out.append(f"{row['gold_match']} (not the dataset's gold)\n")
     if row.get("gold_suspect"):
         out.append("gold suspect: ", style="bold yellow")
         out.append(f"{row['gold_suspect']}\n", style="yellow")
