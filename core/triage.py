@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from sqltriage.core import accepted_gold
 from sqltriage.core.workspace import Workspace
 
 Pair = tuple[int, str]  # (example index, model)
@@ -30,10 +31,10 @@ class Change:
 
     def describe(self) -> str:
         if self.kind in GOLD_KINDS:
-            from sqltriage.core.accepted_gold import ACCEPT, WITHDRAW, describe
-
             index, model = self.pairs[0]
-            return describe(ACCEPT if self.kind == "accept_gold" else WITHDRAW, index, model)
+            return accepted_gold.describe(
+                accepted_gold.ACCEPT if self.kind == "accept_gold" else accepted_gold.WITHDRAW, index, model
+            )
         n = len(self.pairs)
         rows = f"{n} row{'s' if n != 1 else ''}"
         if self.kind == "tag":
