@@ -60,7 +60,7 @@ class EvalSummary:
     features: str = "not computed"  # cached | not computed | off (computing them is feature_cache's job)
     elapsed: float = 0.0
     cancelled: bool = False
-    workers: str = "none"  # where the pairs ran: "this process", "N forked processes", "N spawned ...", "cluster"
+    workers: str = "none"  # where pairs ran: "this process", "2 forked processes", "Dask cluster ..."
 
 
 # --- rows ----------------------------------------------------------------------------------------------
