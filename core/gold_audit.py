@@ -10,6 +10,7 @@ tied rows, so that a prediction differing from gold only by which tied row it ke
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ REASONS: dict[str, str] = {
 }
 SEPARATOR = "; "
 _KEY = "__sqltriage_key"
+# The words sqlglot reads a row limit from (LIMIT, TOP n, FETCH FIRST): a query with none of them has none.
+_MAY_LIMIT = re.compile(r"limit|top|fetch", re.IGNORECASE)
 
 Row = tuple
 Run = Callable[[str], "ExecResult"]  # executes a query on the example's database
@@ -129,6 +132,8 @@ def _probe(gold_sql: str) -> tuple[str, int, int, list[str]] | None:
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
 
+    if not _MAY_LIMIT.search(gold_sql):
+        return None  # no keyword that makes a LIMIT: no parse needed to know
     try:
         tree = sqlglot.parse_one(gold_sql.strip().rstrip(";"), read="sqlite")
     except (SqlglotError, ValueError, RecursionError):
