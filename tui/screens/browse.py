@@ -703,6 +703,7 @@ class BrowseScreen(Screen):
 
     def _step_model(self, step: int) -> None:
         """The same example under the previous / next model (in the workspace's model order)."""
+        self._row_changed()
         if self.current is None or len(self.models) < 2:
             return
         index, model = self.current
@@ -719,6 +720,7 @@ class BrowseScreen(Screen):
 
     def _triage_row(self) -> dict[str, Any] | None:
         """The current row as the full frame has it: triage changes land there first."""
+        self._row_changed()  # a key typed right after cursor moves acts on the row now under the cursor
         if self.current is None:
             return None
         index, model = self.current
