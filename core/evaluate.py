@@ -723,3 +723,12 @@ def evaluate(
         workspace.set_meta(NEIGHBOURS_META, f"{options.neighbours}:{options.seed}")
     summary.elapsed = time.perf_counter() - started
     return summary
+
+
+def execution_verdicts(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dict[str, Any]:
+    """The execution columns of one prediction exactly as an evaluation stores them.
+
+    Public for re-scoring one example when its accepted alternatives change (core/alternatives.py), so
+    that a re-score and an evaluation can never disagree.
+    """
+    return _execute_pair(gold, pred_sql, options)[0]
