@@ -16,7 +16,7 @@ from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import ExamplesTable
 from sqltriage.tui.widgets.facet_panel import FacetPanel
 
-from .conftest import TAG, Evaluated, running, settle
+from .conftest import TAG, Evaluated, running, screen_lines, settle
 
 
 def shown(screen) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
@@ -320,3 +320,11 @@ async def test_command_palette_offers_screen_actions(sample_ws: Evaluated) -> No
         await pilot.press("ctrl+p")
         await pilot.pause()
         assert app.screen.__class__.__name__ == "CommandPalette"
+
+
+async def test_footer_shows_undo_note_export_and_summary_at_160_columns(sample_ws: Evaluated) -> None:
+    """At 160 columns the footer line ends in view of the triage keys and the summary key."""
+    async with running(sample_ws) as (app, _pilot, _screen):
+        footer = screen_lines(app)[-1]
+        for key in ("t Tag", "u Undo", "n Note", "e Export", "m Summary"):
+            assert key in footer, f"{key!r} is not in view: {footer!r}"

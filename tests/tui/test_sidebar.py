@@ -14,16 +14,10 @@ from sqltriage.tui.app import create_app
 from sqltriage.tui.config import load_config
 from sqltriage.tui.widgets.facet_panel import TOP, FacetPanel
 
-from .conftest import OPTIONS, Evaluated, running, settle, wait_ready
+from .conftest import OPTIONS, Evaluated, running, screen_lines, settle, wait_ready
 from .test_browse import shown, toggle
 
 N_MODELS = 42
-
-
-def screen_lines(app) -> list[str]:  # type: ignore[no-untyped-def]
-    """The screen as text, line by line, as a terminal shows it."""
-    strips = app.screen._compositor.render_strips()
-    return ["".join(segment.text for segment in strip) for strip in strips]
 
 
 def sidebar(app) -> list[str]:  # type: ignore[no-untyped-def]
