@@ -3,8 +3,9 @@
 A question often has more than one right query (ties, equivalent phrasings the gold's author did not
 think of). A dataset may list alternatives per example (JSONL/CSV field `alternatives`, or a sidecar
 file beside a Spider/BIRD json); a person may accept a prediction as one in the app, which stores it in
-the workspace, never in the dataset file. EX then passes when the prediction matches the gold or any
-alternative, and the row's `gold_match` says which one it matched.
+the workspace, never in the dataset file (core/accepted_gold.py, which also withdraws one). EX then
+passes when the prediction matches the gold or any alternative, and the row's `gold_match` says which
+one it matched.
 
 Sidecar format (JSON Lines, `<dataset stem>.alternatives.jsonl` or `alternatives.jsonl` beside the
 dataset file, or given with `--alternatives FILE`): one object per line with `index` (0-based position
@@ -14,7 +15,6 @@ in the dataset) or `id` (the dataset's own example id), and `sql` (one query or 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -32,6 +32,7 @@ SIDECAR_NAME = "alternatives.jsonl"
 DATASET_LABEL = "alternative"  # "alternative 1", … in `gold_match`
 ACCEPTED_LABEL = "accepted"  # "accepted 1", … : accepted in the app, stored in the workspace
 OFFICIAL_QUIRK = "alternative gold"  # official_quirk where EX passes on an alternative only
+_SIDECAR_LINE_HINT = 'write {"index": 0, "sql": "SELECT …"}'
 
 TABLE_SQL = (
     "CREATE TABLE IF NOT EXISTS alternatives (idx INTEGER, sql TEXT, created REAL, PRIMARY KEY (idx, sql))"
@@ -96,14 +97,14 @@ def with_sidecar(dataset: Dataset, sidecar: Path) -> Dataset:
                 f"is not JSON ({exc.msg})",
                 path=sidecar,
                 where=where,
-                hint='write {"index": 0, "sql": "SELECT …"}',
+                hint=_SIDECAR_LINE_HINT,
             ) from None
         if not isinstance(record, Mapping) or "sql" not in record:
             raise DatasetError(
                 "needs an object with `sql` and `index` or `id`",
                 path=sidecar,
                 where=where,
-                hint='write {"index": 0, "sql": "SELECT …"}',
+                hint=_SIDECAR_LINE_HINT,
             )
         idx = _example_index(record, by_id, len(dataset.examples), sidecar, where)
         extra.setdefault(idx, []).extend(parse_field(record["sql"], path=sidecar, where=f"{where}, key sql"))
@@ -177,63 +178,3 @@ def with_accepted(dataset: Dataset, ws: Workspace) -> dict[int, tuple[tuple[str,
     return {
         e.index: alts for e in dataset.examples if (alts := labelled(e.alternatives, taken.get(e.index, ())))
     }
-
-
-def accept(
-    ws: Workspace,
-    dataset: Dataset,
-    idx: int,
-    sql: str,
-    *,
-    timeout: float,
-    max_rows: int,
-) -> list[tuple[str, str]]:
-    """Store `sql` as an alternative gold of example `idx` and re-score every model's row of it.
-
-    Only EX is touched: a mode that did not pass and passes against the new alternative becomes 1, and
-    `gold_match` names the alternative. Returns the (model, mode) pairs that changed.
-    """
-    from sqltriage.core.exec_compare import EX_MODES
-    from sqltriage.core.execution import run_pair
-
-    sql = sql.strip()
-    if not sql:
-        raise ValueError("an empty query cannot be a gold")
-    example = dataset.examples[idx]
-    with ws.write():
-        ws.db.execute(TABLE_SQL)
-        ws.db.execute(
-            "INSERT OR IGNORE INTO alternatives (idx, sql, created) VALUES (?, ?, ?)", [idx, sql, time.time()]
-        )
-    labels = dict((s, label) for label, s in labelled(example.alternatives, accepted(ws).get(idx, ())))
-    label = labels.get(sql)
-    db_path = dataset.db_path(example.db_id)
-    if label is None or db_path is None:
-        return []
-    rows = ws.db.execute(
-        "SELECT model, pred_sql, ex_official, ex_spider, ex_bird, ex_archer FROM results WHERE idx = ?", [idx]
-    ).fetchall()
-    changed: list[tuple[str, str]] = []
-    updates: list[tuple[str, dict[str, Any]]] = []
-    for model, pred_sql, official, *stored in rows:
-        if all(v == 1 for v in stored) or not (pred_sql or "").strip():
-            continue
-        outcomes = run_pair(db_path, sql, pred_sql, timeout=timeout, max_rows=max_rows).outcomes
-        new: dict[str, Any] = {}
-        for mode, before in zip(EX_MODES, stored, strict=True):
-            if before != 1 and outcomes[f"ex_{mode}"] == 1:
-                new[f"ex_{mode}"] = 1
-                changed.append((model, mode))
-        if "ex_spider" in new:
-            new.update(ex=1, gold_match=label)
-            if official != 1:  # the official evaluator knows one gold only
-                new["official_quirk"] = OFFICIAL_QUIRK
-        if new:
-            updates.append((model, new))
-    with ws.write():
-        for model, new in updates:
-            sets = ", ".join(f"[{k}] = ?" for k in new)
-            ws.db.execute(
-                f"UPDATE results SET {sets} WHERE model = ? AND idx = ?", [*new.values(), model, idx]
-            )
-    return changed

@@ -8,7 +8,6 @@ so an interrupted run keeps what it finished and the next run does only the rest
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import sys
 import threading
@@ -37,13 +36,14 @@ class EvalOptions:
     chunk_size: int = 24  # examples per task
     features: bool = True  # copy cached question features into the workspace (never computed here)
     pipeline: str | None = None  # spaCy pipeline name; None = the default
-    pool_min_pairs: int = 400  # below this many pairs a process pool costs more than it saves
+    pool_min_pairs: int | None = None  # fewer pairs run in this process; None = by start method (pool_start)
     cluster: str | None = None  # a Dask scheduler address, or local:N; None = this machine's processes
     neighbours: int = 0  # K neighbour databases per database for `ex_ts`; 0 = off
     seed: int = 0  # seed of the neighbour generation
     neighbour_cache: str | None = (
         None  # folder of the neighbour sets; None = $XDG_CACHE_HOME/sqltriage/neighbours
     )
+    start_method: str | None = None  # "fork" | "spawn" for the pool; None = fork where safe (pool_start)
 
     def result_key(self) -> str:
         ts = f":n{self.neighbours}:s{self.seed}" if self.neighbours > 0 else ""
@@ -60,6 +60,7 @@ class EvalSummary:
     features: str = "not computed"  # cached | not computed | off (computing them is feature_cache's job)
     elapsed: float = 0.0
     cancelled: bool = False
+    workers: str = "none"  # where pairs ran: "this process", "2 forked processes", "Dask cluster ..."
 
 
 # --- rows ----------------------------------------------------------------------------------------------
@@ -630,14 +631,36 @@ def _chunk_executor(options: EvalOptions, jobs: int, dataset: Dataset, initargs:
 
         shared = with_absolute_paths(dataset)  # workers open the databases at the paths they are sent
         return open_cluster(options.cluster, _init_worker, (shared, *initargs), shared.databases)
+    from sqltriage.core.pool_start import pool_context
+
     under_app = _stderr_captured()
-    _ensure_resource_tracker()
+    context = pool_context(options.start_method)
+    if context.get_start_method() == "spawn":
+        _ensure_resource_tracker()
     return ProcessPoolExecutor(
         max_workers=jobs,
-        mp_context=multiprocessing.get_context("spawn"),  # fork is unsafe from a threaded app
+        mp_context=context,
         initializer=_init_worker,
         initargs=(dataset, *initargs, under_app),
     )
+
+
+def _pool_min_pairs(options: EvalOptions) -> int:
+    """Fewer pairs than this run in this process: a pool's start-up would cost more than it saves."""
+    if options.pool_min_pairs is not None:
+        return options.pool_min_pairs
+    from sqltriage.core.pool_start import pool_min_pairs, start_method
+
+    return pool_min_pairs(start_method(options.start_method))
+
+
+def _workers_text(pool: Executor, jobs: int, options: EvalOptions) -> str:
+    """How the run's chunks were executed, for the report (e.g. "2 forked processes")."""
+    if options.cluster:
+        return f"Dask cluster {options.cluster}"
+    context = getattr(pool, "_mp_context", None)
+    method = context.get_start_method() if context is not None else "?"
+    return f"{jobs} {'forked' if method == 'fork' else 'spawned'} processes"
 
 
 def evaluate(
@@ -676,7 +699,7 @@ def evaluate(
 
     preds = {p.name: tuple(x.sql for x in p.predictions) for p in predictions}
     jobs = max(1, options.jobs or os.cpu_count() or 1)
-    in_process = jobs == 1 or not tasks or total_pairs + len(pending_gold) < options.pool_min_pairs
+    in_process = jobs == 1 or not tasks or total_pairs + len(pending_gold) < _pool_min_pairs(options)
     if options.cluster:  # asked for by name: used whenever there is work, however little
         in_process = not tasks
     chunks = [tasks[i : i + options.chunk_size] for i in range(0, len(tasks), options.chunk_size)]
@@ -699,6 +722,7 @@ def evaluate(
         report("evaluate", done_pairs, total_pairs)
 
     if in_process:
+        summary.workers = "this process" if tasks else "none"
         _init_worker(dataset, preds, options)
         try:
             for chunk in chunks:
@@ -710,6 +734,7 @@ def evaluate(
             _STATE.clear()
     else:
         pool = _chunk_executor(options, jobs, dataset, (preds, options))
+        summary.workers = _workers_text(pool, jobs, options)
         try:
             if options.cluster and neighbour_dbs:
                 summary.cancelled = not prepare_neighbours_on(pool, neighbour_dbs, report, cancel)
@@ -723,3 +748,12 @@ def evaluate(
         workspace.set_meta(NEIGHBOURS_META, f"{options.neighbours}:{options.seed}")
     summary.elapsed = time.perf_counter() - started
     return summary
+
+
+def execution_verdicts(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dict[str, Any]:
+    """The execution columns of one prediction exactly as an evaluation stores them.
+
+    Public for re-scoring one example when its accepted alternatives change (core/alternatives.py), so
+    that a re-score and an evaluation can never disagree.
+    """
+    return _execute_pair(gold, pred_sql, options)[0]

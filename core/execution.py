@@ -266,6 +266,20 @@ def _checkin(key: tuple, conn: sqlite3.Connection) -> None:
         kept.pop(next(iter(kept))).close()
 
 
+_INHERITED: list[sqlite3.Connection] = []  # a forked child's copies of the parent's connections
+
+
+def _forget_kept_connections_in_child() -> None:
+    """A forked child never uses (nor closes) the connections it inherited: SQLite forbids carrying one
+    across fork. They are held here, untouched, so that none is finalized in the child."""
+    _INHERITED.extend(_KEPT.open.values())
+    _KEPT.open = {}
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_kept_connections_in_child)
+
+
 def close_kept_connections() -> None:
     """Close this thread's kept connections (tests that replace database files call it)."""
     for conn in _KEPT.open.values():
@@ -406,6 +420,16 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
+def _resolved(path: Path) -> str:
+    """The real path; an absolute one is resolved once per process (as `_ro_uri_absolute` does)."""
+    return _resolved_absolute(path) if path.is_absolute() else str(path.resolve())
+
+
+@lru_cache(maxsize=1024)
+def _resolved_absolute(path: Path) -> str:
+    return str(path.resolve())
+
+
 class GoldResultCache:
     """Gold results computed once per (database content, gold SQL) and shared by every model.
 
@@ -430,7 +454,7 @@ class GoldResultCache:
             st = path.stat()
         except OSError:
             return None
-        key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+        key = (_resolved(path), st.st_size, st.st_mtime_ns)
         with self._lock:
             known = self._digests.get(key)
         if known is None:

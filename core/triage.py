@@ -11,22 +11,30 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from sqltriage.core import accepted_gold
 from sqltriage.core.workspace import Workspace
 
 Pair = tuple[int, str]  # (example index, model)
+GOLD_KINDS = ("accept_gold", "withdraw_gold")  # changes of the accepted alternative golds, not of triage
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    kind: str  # "tag" | "untag" | "note"
+    kind: str  # "tag" | "untag" | "note" | "accept_gold" | "withdraw_gold" (core.accepted_gold)
     pairs: tuple[Pair, ...]  # the pairs really changed
     tag: str = ""
     notes_before: Mapping[Pair, str] = field(default_factory=dict)  # for "note"
     notes_after: Mapping[Pair, str] = field(default_factory=dict)
     id: str = ""  # where the workspace's logs hold it (core.history), "" when not read from them
     created: float = 0.0  # when it was made (seconds since the epoch), 0 when not read from the logs
+    sql: str = ""  # for "accept_gold"/"withdraw_gold": the alternative gold query; pairs holds (index, model)
 
     def describe(self) -> str:
+        if self.kind in GOLD_KINDS:
+            index, model = self.pairs[0]
+            return accepted_gold.describe(
+                accepted_gold.ACCEPT if self.kind == "accept_gold" else accepted_gold.WITHDRAW, index, model
+            )
         n = len(self.pairs)
         rows = f"{n} row{'s' if n != 1 else ''}"
         if self.kind == "tag":

@@ -57,6 +57,16 @@ class ScreenActions(Provider):
                 out.append(
                     (f"Filter model: {model}", "toggle this model", partial(_toggle, screen, "model", model))
                 )
+            if screen.current is not None:  # the highlighted example's accepted alternative golds
+                index = screen.current[0]
+                for label, sql in screen.accepted_labelled(index):
+                    out.append(
+                        (
+                            f"Withdraw alternative gold of #{index}: {label}: {sql}",
+                            "re-score the example's rows without it (asks first)",
+                            partial(screen.confirm_withdraw, index, sql),
+                        )
+                    )
         return out
 
     async def discover(self) -> Hits:

@@ -30,11 +30,19 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from sqltriage.core.model import Schema
-from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, table_scope
+from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, resolve_column_table, table_scope
 from sqltriage.core.sql.sqlite_syntax import sqlite_syntax_error
 
 _COMPARISON = {exp.EQ: "=", exp.NEQ: "!=", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
 _ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
+_KEYWORD_OPERATORS = (
+    (exp.Between, "between"),
+    (exp.And, "and"),
+    (exp.Or, "or"),
+    (exp.Like, "like"),
+    (exp.In, "in"),
+    (exp.Exists, "exists"),
+)
 _CLAUSES = (
     ("expressions", "select"),
     ("from_", "from"),
@@ -453,9 +461,7 @@ def _column_item(col: exp.Column, ctx: _Ctx) -> str:
     name = "*" if isinstance(col.this, exp.Star) else col.name.lower()
     qualifier = col.table.lower() if col.table else ""
     if qualifier:
-        names = (ctx.scope, *ctx.outer)
-        table = next((n[qualifier] or qualifier for n in names if qualifier in n), qualifier)
-        return f"column:{table}.{name}"
+        return f"column:{resolve_column_table(col, ctx.scope, ctx.outer, None)}.{name}"
     tables = {t for t in ctx.scope.values() if t is not None}
     if len(tables) == 1:
         return f"column:{next(iter(tables))}.{name}"
@@ -471,25 +477,10 @@ def _operator(node: exp.Expression) -> str | None:
         return f"not {named}" if named in ("in", "like", "between") else "not"
     if isinstance(node, exp.AggFunc):
         return node.key.lower()
-    for cls, name in _COMPARISON.items():
-        if type(node) is cls:
-            return name
-    for cls, name in _ARITHMETIC.items():
-        if type(node) is cls:
-            return name
-    if isinstance(node, exp.Between):
-        return "between"
-    if isinstance(node, exp.And):
-        return "and"
-    if isinstance(node, exp.Or):
-        return "or"
-    if isinstance(node, exp.Like):
-        return "like"
-    if isinstance(node, exp.In):
-        return "in"
-    if isinstance(node, exp.Exists):
-        return "exists"
-    return None
+    symbol = _COMPARISON.get(type(node)) or _ARITHMETIC.get(type(node))
+    if symbol is not None:
+        return symbol
+    return next((name for cls, name in _KEYWORD_OPERATORS if isinstance(node, cls)), None)
 
 
 def _value(node: exp.Expression) -> str:

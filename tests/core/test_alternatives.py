@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core import alternatives
+from sqltriage.core import accepted_gold, alternatives
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.errors import DatasetError
@@ -107,8 +107,8 @@ def test_accepting_a_prediction_rescored_every_model_and_later_runs_use_it(
     with Workspace.open(tmp_path / "w.db") as ws:
         evaluate(ds, [first], ws, FAST)
         assert rows_of(ws, "a")[0]["ex"] == 0
-        changed = alternatives.accept(ws, ds, 0, OTHER_TIED, timeout=5.0, max_rows=100_000)
-        assert changed == [("a", "spider"), ("a", "bird"), ("a", "archer")]
+        done = accepted_gold.accept(ws, ds, 0, OTHER_TIED, model="a", timeout=5.0, max_rows=100_000)
+        assert done.changed == (("a", "spider"), ("a", "bird"), ("a", "archer"))
         row = rows_of(ws, "a")[0]
         assert (row["ex"], row["gold_match"], row["ex_official"]) == (1, "accepted 1", 0)
         assert row["official_quirk"] == "alternative gold"

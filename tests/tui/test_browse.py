@@ -55,6 +55,21 @@ async def toggle(app, pilot, facet: str, value: str) -> None:  # type: ignore[no
     await settle(app, pilot)
 
 
+async def first_failing_row_that_runs(app, pilot, screen, frame: pl.DataFrame) -> dict:  # type: ignore[no-untyped-def]
+    """Filter on "EX fail" and walk the table down to the first row whose prediction runs; that row."""
+    await toggle(app, pilot, "outcome", "EX fail")
+    await pilot.press("l")
+    for _ in range(50):
+        idx, model = screen.current
+        row = frame.filter((pl.col("index") == idx) & (pl.col("model") == model)).row(0, named=True)
+        if row["va"] == 1:
+            break
+        await pilot.press("down")
+        await settle(app, pilot)
+    assert row["va"] == 1 and row["ex"] == 0
+    return row
+
+
 def sidebar_count(app, facet: str, value: str) -> int:  # type: ignore[no-untyped-def]
     return dict(app.screen.query_one(FacetPanel).counts[facet])[value]
 

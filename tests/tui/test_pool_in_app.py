@@ -21,5 +21,8 @@ async def test_app_evaluates_with_worker_processes(tmp_path: Path) -> None:
         screen = await wait_ready(app, pilot)
         n = len(inputs.dataset.examples) * len(inputs.predictions)
         assert screen.status_text.startswith(f"{n} of {n}")
+        notes = [str(note.message) for note in app._notifications]
+        # the app's evaluation runs in a thread beside the terminal driver: its workers are never forked
+        assert any(f"evaluated {n} pairs" in t and "(2 spawned processes)" in t for t in notes), notes
     with Workspace.open(path) as ws:
         assert load_frame(ws).height == n

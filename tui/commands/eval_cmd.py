@@ -113,13 +113,14 @@ def run(args: argparse.Namespace) -> int:
             TimeRemainingColumn(),
             console=err,
             transient=True,
+            auto_refresh=False,  # no refresh thread: a single-threaded process may fork its pool workers
         ) as bar:
             tasks: dict[str, Any] = {}
 
             def progress(stage: str, done: int, total: int) -> None:
                 if stage not in tasks:
                     tasks[stage] = bar.add_task(stage, total=total)
-                bar.update(tasks[stage], completed=done, total=total)
+                bar.update(tasks[stage], completed=done, total=total, refresh=True)
 
             summary = evaluate(inputs.dataset, inputs.predictions, ws, options, progress=progress)
         names = [p.name for p in inputs.predictions]
@@ -154,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
         "neighbours": options.neighbours,
         "seed": options.seed,
         "cluster": options.cluster,
+        "workers": summary.workers,
     }
     if args.json:
         json.dump(report, sys.stdout, indent=2)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -32,7 +32,7 @@ from textual_fastdatatable import DataTable
 
 from sqltriage.core import facets
 from sqltriage.core.model import Schema
-from sqltriage.core.triage import Change
+from sqltriage.core.triage import GOLD_KINDS, Change
 from sqltriage.tui.screens.modals import Confirm, ExportDialog, NoteEditor, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import SORT_COLUMNS, ExamplesTable, display_arrow
@@ -112,12 +112,19 @@ class Saved(Message):
         self.change, self.undo, self.error = change, undo, error
 
 
-class GoldAccepted(Message):
-    """A prediction stored as an alternative gold, and the frame re-read with the rows it re-scored."""
+class GoldsChanged(Message):
+    """An alternative gold accepted, withdrawn or its change undone: the frame re-read with the rows it
+    re-scored, the accepted alternatives as they are now, and what to tell (or the error that stopped it)."""
 
-    def __init__(self, frame: pl.DataFrame | None, index: int, changed: int, error: str = "") -> None:
+    def __init__(
+        self,
+        frame: pl.DataFrame | None,
+        accepted: Mapping[int, tuple[str, ...]],
+        text: str,
+        error: str = "",
+    ) -> None:
         super().__init__()
-        self.frame, self.index, self.changed, self.error = frame, index, changed, error
+        self.frame, self.accepted, self.text, self.error = frame, accepted, text, error
 
 
 class UndoFound(Message):
@@ -151,6 +158,7 @@ class BrowseScreen(Screen):
         Binding("T", "tag_all", "Tag all filtered", id="browse.tag_all"),
         Binding("a", "accept_suggestion", "Accept suggestion", id="browse.accept"),
         Binding("A", "accept_as_gold", "Accept as alternative gold", id="browse.accept_gold"),
+        Binding("W", "withdraw_gold", "Withdraw an accepted alternative gold", id="browse.withdraw_gold"),
         Binding("d", "untag", "Remove tag", id="browse.untag"),
         Binding("D", "untag_all", "Remove tag from all filtered", show=False, id="browse.untag_all"),
         Binding("u", "undo", "Undo", id="browse.undo"),
@@ -206,6 +214,9 @@ class BrowseScreen(Screen):
         # question features computed while the app runs (the workspace had none): index -> q_* values
         self.question_features: dict[int, dict[str, Any]] = {}
         self.features_status = ""  # "" (not asked), "computing", "computed"/"cached", "unavailable: ..."
+        self.accepted_golds: Mapping[
+            int, tuple[str, ...]
+        ] = {}  # alternatives accepted in the app, by example
 
     # --- layout -----------------------------------------------------------------------------------
 
@@ -224,6 +235,10 @@ class BrowseScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one(ExamplesTable).focus()
+        if (ws := getattr(self.app, "workspace", None)) is not None:
+            from sqltriage.core.alternatives import accepted
+
+            self.accepted_golds = accepted(ws)
         self.refilter()
         if (collector := getattr(self.app, "idle_gc", None)) is not None:
             collector.start(self)
@@ -436,6 +451,13 @@ class BrowseScreen(Screen):
             return ()
         return tuple(dataset.examples[index].alternatives)
 
+    def accepted_labelled(self, index: int) -> list[tuple[str, str]]:
+        """(label, sql) of the alternatives accepted in the app for an example, labelled as `gold_match` has them."""
+        from sqltriage.core.alternatives import ACCEPTED_LABEL, labelled
+
+        pairs = labelled(self._alternatives_of(index), self.accepted_golds.get(index, ()))
+        return [(label, sql) for label, sql in pairs if label.startswith(ACCEPTED_LABEL)]
+
     @work(thread=True, exclusive=True, group="detail")
     def _detail_worker(self, key: RowKey, row: dict[str, Any]) -> None:
         from sqltriage.core.sql.authors_match import authors_partial_match
@@ -460,6 +482,7 @@ class BrowseScreen(Screen):
             self.sources.databases.get(row["db_id"]),
             self._features_note(),
             alternatives=self._alternatives_of(int(row["index"])),
+            accepted=self.accepted_labelled(int(row["index"])),
         )
         found = stored_suggestions(row.get("suggested_why"))
         if found is None:  # a workspace evaluated before suggestions were stored: from the parses alone
@@ -703,6 +726,7 @@ class BrowseScreen(Screen):
 
     def _step_model(self, step: int) -> None:
         """The same example under the previous / next model (in the workspace's model order)."""
+        self._row_changed()
         if self.current is None or len(self.models) < 2:
             return
         index, model = self.current
@@ -719,6 +743,7 @@ class BrowseScreen(Screen):
 
     def _triage_row(self) -> dict[str, Any] | None:
         """The current row as the full frame has it: triage changes land there first."""
+        self._row_changed()  # a key typed right after cursor moves acts on the row now under the cursor
         if self.current is None:
             return None
         index, model = self.current
@@ -818,44 +843,94 @@ class BrowseScreen(Screen):
             "workspace (not the dataset) and every model's row of this example is re-scored."
         )
 
+        model = str(row["model"])
+
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self._accept_gold_worker(self.app.write_turns.take(), index, sql)  # type: ignore[attr-defined]
+                self._gold_worker(self.app.write_turns.take(), partial(self._accept, index, sql, model))  # type: ignore[attr-defined]
 
         self.app.push_screen(Confirm(question), confirmed)
 
+    def _accept(self, index: int, sql: str, model: str, ws: Any) -> str:
+        from sqltriage.core.accepted_gold import accept
+
+        done = accept(ws, self.app.dataset, index, sql, model=model, **self._limits())  # type: ignore[attr-defined]
+        rows = len({m for m, _ in done.changed})
+        return f"saved: alternative gold of #{index} accepted from model {model}; {rows} model row(s) now pass EX"
+
+    def action_withdraw_gold(self) -> None:
+        """Withdraw one of the highlighted example's accepted alternative golds (picked from a list)."""
+        row = self._triage_row()
+        if row is None:
+            return
+        index = int(row["index"])
+        choices = self.accepted_labelled(index)
+        if not choices:
+            self.notify(f"#{index} has no alternative gold accepted in the app", severity="warning")
+            return
+        by_text = {f"{label}: {sql}": sql for label, sql in choices}
+
+        def picked(text: str | None) -> None:
+            if text in by_text:
+                self.confirm_withdraw(index, by_text[text])
+
+        picker = TagPicker(
+            self.app.taxonomy,  # type: ignore[attr-defined]
+            title=f"withdraw an accepted alternative gold of #{index}",
+            only=list(by_text),
+        )
+        self.app.push_screen(picker, picked)
+
+    def confirm_withdraw(self, index: int, sql: str) -> None:
+        """Ask, then withdraw `sql` as an alternative gold of example `index` (the palette calls it too)."""
+        question = (
+            f"Withdraw the accepted alternative gold of #{index}?\n{sql}\nEvery model's row of this example "
+            "is re-scored without it."
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._gold_worker(self.app.write_turns.take(), partial(self._withdraw, index, sql))  # type: ignore[attr-defined]
+
+        self.app.push_screen(Confirm(question), confirmed)
+
+    def _withdraw(self, index: int, sql: str, ws: Any) -> str:
+        from sqltriage.core.accepted_gold import withdraw
+
+        done = withdraw(ws, self.app.dataset, index, sql, **self._limits())  # type: ignore[attr-defined]
+        rows = len({m for m, _ in done.changed})
+        return f"saved: {done.describe()}; {rows} model row(s) re-scored"
+
+    def _limits(self) -> dict[str, Any]:
+        return {"timeout": self.sources.timeout, "max_rows": self.sources.max_rows}
+
     @work(thread=True, group="save")
-    def _accept_gold_worker(self, turn: int, index: int, sql: str) -> None:
-        from sqltriage.core.alternatives import accept
+    def _gold_worker(self, turn: int, change: Callable[[Any], str]) -> None:
+        """Change the accepted alternative golds (and so re-score rows), then re-read the frame."""
+        from sqltriage.core.alternatives import accepted
         from sqltriage.core.report import load_frame
 
         app = self.app
         ws = app.workspace  # type: ignore[attr-defined]
         with app.write_turns.turn(turn):  # type: ignore[attr-defined]
             try:
-                changed = accept(
-                    ws,
-                    app.dataset,  # type: ignore[attr-defined]
-                    index,
-                    sql,
-                    timeout=self.sources.timeout,
-                    max_rows=self.sources.max_rows,
-                )
+                text = change(ws)
                 frame = facets.prepare(facets.use_ex_mode(load_frame(ws, self.models or None), self.ex_mode))
+                taken = accepted(ws)
             except Exception as exc:  # shown, never a crash: the workspace kept its last committed state
-                self.post_message(GoldAccepted(None, index, 0, error=str(exc)))
+                self.post_message(GoldsChanged(None, {}, "", error=str(exc)))
                 return
-        self.post_message(GoldAccepted(frame, index, len({m for m, _ in changed})))
+        self.post_message(GoldsChanged(frame, taken, text))
 
-    def on_gold_accepted(self, message: GoldAccepted) -> None:
+    def on_golds_changed(self, message: GoldsChanged) -> None:
         if message.frame is None:
             self.notify(f"not saved: {message.error}", severity="error", timeout=10)
             return
         self.frame, self.index, self.cells = message.frame, None, None  # every column may have changed
+        self.accepted_golds = message.accepted
         self._detail_key = None  # the detail tabs are drawn again from the re-scored row
-        text = f"saved: alternative gold of #{message.index}; {message.changed} model row(s) now pass EX"
-        self.saved_log.append(text)
-        self.notify(text)
+        self.saved_log.append(message.text)
+        self.notify(message.text)
         self.refilter()
 
     def action_untag(self) -> None:
@@ -936,10 +1011,20 @@ class BrowseScreen(Screen):
             return
 
         def confirmed(yes: bool | None) -> None:
-            if yes:
+            if not yes:
+                return
+            if change.kind in GOLD_KINDS:  # re-scores rows: the frame is read again afterwards
+                self._gold_worker(self.app.write_turns.take(), partial(self._undo_gold, change))  # type: ignore[attr-defined]
+            else:
                 self.save("undo", [], "", undo_of=change)
 
         self.app.push_screen(Confirm(f"Undo: {describe(change)}?"), confirmed)
+
+    def _undo_gold(self, change: Change, ws: Any) -> str:
+        from sqltriage.core import history
+
+        done = history.undo(ws, change, dataset=self.app.dataset, **self._limits())  # type: ignore[attr-defined]
+        return f"undone: {done.describe()}"
 
     def save(self, kind: str, pairs: list[RowKey], value: str, *, undo_of: Change | None = None) -> None:
         """Write one change in a worker; the screen shows it once `Saved` says it committed."""

@@ -92,7 +92,9 @@ class ProgressScreen(Screen):
                 if summary.cancelled:
                     note = f"evaluation cancelled: {summary.computed} pairs done, the rest next time"
                 elif summary.computed:
-                    note = f"evaluated {summary.computed} pairs in {summary.elapsed:.1f} s"
+                    note = (
+                        f"evaluated {summary.computed} pairs in {summary.elapsed:.1f} s ({summary.workers})"
+                    )
             names = [p.name for p in self.predictions]
             mode = getattr(app, "ex_mode", "spider")
             frame = prepare(use_ex_mode(load_frame(ws, names or None), mode))

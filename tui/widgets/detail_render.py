@@ -199,10 +199,12 @@ def render_question(
     db_path: Path | None,
     features_note: str | None = None,
     alternatives: Sequence[str] = (),
+    accepted: Sequence[tuple[str, str]] = (),
 ) -> RenderableType:
     """The question and what the dataset says about it, annotations and inferences told apart.
 
-    ``features_note`` says why the features are not shown yet (being computed, or unavailable).
+    ``features_note`` says why the features are not shown yet (being computed, or unavailable);
+    ``accepted`` holds the (label, sql) of the alternatives accepted in the app, which `W` withdraws.
     """
     out = Text()
     out.append(f"#{row.get('index')}  ", style="bold")
@@ -224,6 +226,9 @@ def render_question(
         out.append(f"{reasoning} — annotated in the dataset\n")
     for n, alt in enumerate(alternatives, start=1):
         out.append(f"alternative gold {n} (dataset): ", style="bold")
+        out.append(f"{alt}\n")
+    for label, alt in accepted:
+        out.append(f"alternative gold {label} (in the workspace; W withdraws): ", style="bold")
         out.append(f"{alt}\n")
     if row.get("gold_match") and row["gold_match"] != "gold":
         out.append("EX passes on: ", style="bold")
