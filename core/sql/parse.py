@@ -146,6 +146,13 @@ def _enclosing_selects(node: exp.Expression) -> list[exp.Select]:
     return out
 
 
+def unwrap(node: exp.Expression) -> exp.Expression:
+    """The query or expression inside any parentheses and subquery wrappers around it."""
+    while isinstance(node, (exp.Subquery, exp.Paren)) and isinstance(node.this, exp.Expression):
+        node = node.this
+    return node
+
+
 def select_columns(select: exp.Select) -> list[exp.Column]:
     """Columns that belong to this SELECT itself, not to a query nested inside it."""
     out = []
