@@ -32,6 +32,7 @@ SIDECAR_NAME = "alternatives.jsonl"
 DATASET_LABEL = "alternative"  # "alternative 1", … in `gold_match`
 ACCEPTED_LABEL = "accepted"  # "accepted 1", … : accepted in the app, stored in the workspace
 OFFICIAL_QUIRK = "alternative gold"  # official_quirk where EX passes on an alternative only
+_SIDECAR_LINE_HINT = 'write {"index": 0, "sql": "SELECT …"}'
 
 TABLE_SQL = (
     "CREATE TABLE IF NOT EXISTS alternatives (idx INTEGER, sql TEXT, created REAL, PRIMARY KEY (idx, sql))"
@@ -96,14 +97,14 @@ def with_sidecar(dataset: Dataset, sidecar: Path) -> Dataset:
                 f"is not JSON ({exc.msg})",
                 path=sidecar,
                 where=where,
-                hint='write {"index": 0, "sql": "SELECT …"}',
+                hint=_SIDECAR_LINE_HINT,
             ) from None
         if not isinstance(record, Mapping) or "sql" not in record:
             raise DatasetError(
                 "needs an object with `sql` and `index` or `id`",
                 path=sidecar,
                 where=where,
-                hint='write {"index": 0, "sql": "SELECT …"}',
+                hint=_SIDECAR_LINE_HINT,
             )
         idx = _example_index(record, by_id, len(dataset.examples), sidecar, where)
         extra.setdefault(idx, []).extend(parse_field(record["sql"], path=sidecar, where=f"{where}, key sql"))

@@ -30,11 +30,19 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from sqltriage.core.model import Schema
-from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, table_scope
+from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, resolve_column_table, table_scope, unwrap
 from sqltriage.core.sql.sqlite_syntax import sqlite_syntax_error
 
 _COMPARISON = {exp.EQ: "=", exp.NEQ: "!=", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
 _ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
+_KEYWORD_OPERATORS = (
+    (exp.Between, "between"),
+    (exp.And, "and"),
+    (exp.Or, "or"),
+    (exp.Like, "like"),
+    (exp.In, "in"),
+    (exp.Exists, "exists"),
+)
 _CLAUSES = (
     ("expressions", "select"),
     ("from_", "from"),
@@ -258,7 +266,7 @@ class _Walker:
         clause: str = "",
         set_op: str = "",
     ) -> None:
-        node = _unwrap(node)
+        node = unwrap(node)
         if isinstance(node, exp.SetOperation):
             holder = parent
             if holder is None:  # the root: its own unit holds the operator, the branches sit beside it
@@ -286,7 +294,7 @@ class _Walker:
         op = _set_name(node)
         holder.s(f"{clause}:{op}" if nested and not within else f"{within}{op}")
         for k, branch in enumerate((node.this, node.expression)):
-            branch = _unwrap(branch)
+            branch = unwrap(branch)
             if isinstance(branch, exp.SetOperation):
                 self._set_operation(branch, depth, outer, holder, nested, clause, within=f"{op}>")
             else:
@@ -326,7 +334,7 @@ class _Walker:
                 for e in value:
                     if isinstance(e, exp.Literal):
                         raise AuthorsCodeWouldRaise("their code would raise: a constant as a SELECT item")
-                    if isinstance(_unwrap(e.unalias() if isinstance(e, exp.Alias) else e), exp.Select):
+                    if isinstance(unwrap(e.unalias() if isinstance(e, exp.Alias) else e), exp.Select):
                         raise AuthorsCodeWouldRaise("their code would raise: a subquery as a SELECT item")
                     _walk(e, clause, items, ctx)
             elif arg == "from_":
@@ -366,7 +374,7 @@ def _source(source: exp.Expression | None, items: _Items, ctx: _Ctx) -> None:
 
 def _walk(node: exp.Expression, clause: str, items: _Items, ctx: _Ctx) -> None:
     if isinstance(node, (exp.Select, exp.SetOperation, exp.Subquery)):
-        if not (clause == "from" and isinstance(_unwrap(node), exp.SetOperation)):
+        if not (clause == "from" and isinstance(unwrap(node), exp.SetOperation)):
             items.s(f"nesting:{clause}")
         items.nested.append((clause, node))
         return
@@ -391,7 +399,7 @@ def _walk(node: exp.Expression, clause: str, items: _Items, ctx: _Ctx) -> None:
     if (
         isinstance(node, exp.Not)
         and ctx.prefix_not
-        and isinstance(_unwrap(node.this), (exp.In, exp.Like, exp.Between))
+        and isinstance(unwrap(node.this), (exp.In, exp.Like, exp.Between))
     ):
         items.o(f"{clause}:not")
         _walk(node.this, clause, items, ctx)
@@ -453,9 +461,7 @@ def _column_item(col: exp.Column, ctx: _Ctx) -> str:
     name = "*" if isinstance(col.this, exp.Star) else col.name.lower()
     qualifier = col.table.lower() if col.table else ""
     if qualifier:
-        names = (ctx.scope, *ctx.outer)
-        table = next((n[qualifier] or qualifier for n in names if qualifier in n), qualifier)
-        return f"column:{table}.{name}"
+        return f"column:{resolve_column_table(col, ctx.scope, ctx.outer, None)}.{name}"
     tables = {t for t in ctx.scope.values() if t is not None}
     if len(tables) == 1:
         return f"column:{next(iter(tables))}.{name}"
@@ -471,25 +477,10 @@ def _operator(node: exp.Expression) -> str | None:
         return f"not {named}" if named in ("in", "like", "between") else "not"
     if isinstance(node, exp.AggFunc):
         return node.key.lower()
-    for cls, name in _COMPARISON.items():
-        if type(node) is cls:
-            return name
-    for cls, name in _ARITHMETIC.items():
-        if type(node) is cls:
-            return name
-    if isinstance(node, exp.Between):
-        return "between"
-    if isinstance(node, exp.And):
-        return "and"
-    if isinstance(node, exp.Or):
-        return "or"
-    if isinstance(node, exp.Like):
-        return "like"
-    if isinstance(node, exp.In):
-        return "in"
-    if isinstance(node, exp.Exists):
-        return "exists"
-    return None
+    symbol = _COMPARISON.get(type(node)) or _ARITHMETIC.get(type(node))
+    if symbol is not None:
+        return symbol
+    return next((name for cls, name in _KEYWORD_OPERATORS if isinstance(node, cls)), None)
 
 
 def _value(node: exp.Expression) -> str:
@@ -520,9 +511,3 @@ def _join_name(join: exp.Join) -> str:
 
 def _set_name(node: exp.SetOperation) -> str:
     return node.key.lower()
-
-
-def _unwrap(node: exp.Expression) -> exp.Expression:
-    while isinstance(node, (exp.Subquery, exp.Paren)) and isinstance(node.this, exp.Expression):
-        node = node.this
-    return node

@@ -42,6 +42,7 @@ from sqltriage.core.sql.parse import (
     ensure_parsed,
     resolve_column_table,
     table_scope,
+    unwrap,
 )
 
 STRUCTURAL_LETTERS = ("S", "F", "W", "G", "H", "O", "L", "SO", "N")
@@ -180,13 +181,13 @@ class _Walker:
         self.per_level: Counter[int] = Counter()
 
     def query(self, node: exp.Expression, level: int, depth: int, outer: list[dict[str, str | None]]) -> None:
-        node = _unwrap(node)
+        node = unwrap(node)
         if isinstance(node, exp.SetOperation):
             operands, ops = _flatten_set(node)
             tail = {k: node.args.get(k) for k in ("order", "limit", "offset")}
             for i, operand in enumerate(operands):
                 self.select(
-                    _unwrap(operand),
+                    unwrap(operand),
                     level + i,
                     depth,
                     outer,
@@ -421,12 +422,6 @@ def _flatten_set(node: exp.SetOperation) -> tuple[list[exp.Expression], list[str
 def _set_name(node: exp.SetOperation) -> str:
     name = node.key.lower()
     return f"{name} all" if isinstance(node, exp.Union) and not node.args.get("distinct", True) else name
-
-
-def _unwrap(node: exp.Expression) -> exp.Expression:
-    while isinstance(node, (exp.Subquery, exp.Paren)) and isinstance(node.this, exp.Expression):
-        node = node.this
-    return node
 
 
 def _shallow_sql(node: exp.Expression) -> str:

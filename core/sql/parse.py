@@ -108,7 +108,7 @@ def resolve_aliases(tree: exp.Expression, schema: Schema | None = None) -> exp.E
 def table_scope(select: exp.Select) -> dict[str, str | None]:
     """{alias or table name (lower-case) → real table name, or None for a derived table}."""
     scope: dict[str, str | None] = {}
-    for source in _scope_sources(select):
+    for source in scope_sources(select):
         alias = source.alias_or_name.lower() if source.alias_or_name else ""
         if isinstance(source, exp.Table):
             real = source.name.lower()
@@ -120,7 +120,8 @@ def table_scope(select: exp.Select) -> dict[str, str | None]:
     return scope
 
 
-def _scope_sources(select: exp.Select) -> list[exp.Expression]:
+def scope_sources(select: exp.Select) -> list[exp.Expression]:
+    """What this SELECT reads from: its FROM source and each JOIN's, in order (tables or subqueries)."""
     sources: list[exp.Expression] = []
     from_ = select.args.get("from_") or select.args.get("from")
     if from_ is not None and from_.this is not None:
@@ -132,7 +133,7 @@ def _scope_sources(select: exp.Select) -> list[exp.Expression]:
 
 
 def _scope_tables(select: exp.Select) -> list[exp.Table]:
-    return [s for s in _scope_sources(select) if isinstance(s, exp.Table)]
+    return [s for s in scope_sources(select) if isinstance(s, exp.Table)]
 
 
 def _enclosing_selects(node: exp.Expression) -> list[exp.Select]:
@@ -145,16 +146,24 @@ def _enclosing_selects(node: exp.Expression) -> list[exp.Select]:
     return out
 
 
+def unwrap(node: exp.Expression) -> exp.Expression:
+    """The query or expression inside any parentheses and subquery wrappers around it."""
+    while isinstance(node, (exp.Subquery, exp.Paren)) and isinstance(node.this, exp.Expression):
+        node = node.this
+    return node
+
+
 def select_columns(select: exp.Select) -> list[exp.Column]:
     """Columns that belong to this SELECT itself, not to a query nested inside it."""
     out = []
     for col in select.find_all(exp.Column):
-        if _owning_select(col) is select:
+        if owning_select(col) is select:
             out.append(col)
     return out
 
 
-def _owning_select(node: exp.Expression) -> exp.Select | None:
+def owning_select(node: exp.Expression) -> exp.Select | None:
+    """The nearest SELECT above the node: the query whose scope its names resolve in."""
     parent = node.parent
     while parent is not None and not isinstance(parent, exp.Select):
         parent = parent.parent

@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from sqltriage.core.model import Schema
-from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, resolve_column_table, table_scope
+from sqltriage.core.sql.parse import (
+    ParsedQuery,
+    ensure_parsed,
+    resolve_column_table,
+    scope_sources,
+    table_scope,
+)
 
 AGGREGATES = {exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max"}
 COMPARISON_NAMES = {
@@ -338,7 +344,7 @@ def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None, columns
         facts.group_by += 1
     if select.args.get("having"):
         facts.having += 1
-    for source in _sources(select):
+    for source in scope_sources(select):
         if isinstance(source, exp.Table):
             facts.tables[source.name.lower()] += 1
             facts.table_columns.setdefault(source.name.lower(), set())
@@ -375,22 +381,6 @@ def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None, columns
             _conditions(node.this, clause, scope, facts, left_joined)
 
 
-def _sources(select: exp.Select) -> list[exp.Expression]:
-    out: list[exp.Expression] = []
-    from_ = select.args.get("from_") or select.args.get("from")
-    if from_ is not None and from_.this is not None:
-        out.append(from_.this)
-    out += [j.this for j in select.args.get("joins") or [] if j.this is not None]
-    return out
-
-
-def _owner(node: exp.Expression) -> exp.Select | None:
-    parent = node.parent
-    while parent is not None and not isinstance(parent, exp.Select):
-        parent = parent.parent
-    return parent
-
-
 def _table_of(col: exp.Column, scope: dict[str, str | None]) -> str | None:
     q = col.table.lower() if col.table else ""
     if q:
@@ -398,20 +388,22 @@ def _table_of(col: exp.Column, scope: dict[str, str | None]) -> str | None:
     return None
 
 
+_CLAUSE_NODES = (
+    (exp.Join, "join"),
+    (exp.Where, "where"),
+    (exp.Having, "having"),
+    (exp.Group, "group"),
+    (exp.Order, "order"),
+)
+
+
 def _clause_of(node: exp.Expression) -> str:
     parent = node.parent
     while parent is not None and not isinstance(parent, exp.Select):
-        if isinstance(parent, exp.Join):
-            return "join"
-        if isinstance(parent, exp.Where):
-            return "where"
-        if isinstance(parent, exp.Having):
-            return "having"
-        if isinstance(parent, exp.Group):
-            return "group"
-        if isinstance(parent, exp.Order):
-            return "order"
-        node, parent = parent, parent.parent
+        clause = next((name for cls, name in _CLAUSE_NODES if isinstance(parent, cls)), None)
+        if clause is not None:
+            return clause
+        parent = parent.parent
     return "select"
 
 

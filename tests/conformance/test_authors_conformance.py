@@ -9,13 +9,11 @@ and sqltriage records "their code would raise" instead.
 from __future__ import annotations
 
 import csv
-import json
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-from sqltriage.core.datasets.schema import load_tables_json
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.authors_match import authors_partial_match
 from sqltriage.core.sql.categories import categorize
@@ -38,16 +36,6 @@ def reference(spider_dev: Path) -> Path:
     if not ref.is_dir():
         pytest.skip(f"the authors' outputs are not at {ref}")
     return ref
-
-
-@pytest.fixture(scope="module")
-def dev(spider_dev: Path) -> list[dict]:
-    return json.loads((spider_dev / "dev.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def schemas(spider_dev: Path) -> dict[str, Schema]:
-    return load_tables_json(spider_dev / "tables.json")
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.datasets.schema import load_tables_json
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.exact_match import ExactMatch, exact_match
 
@@ -35,11 +34,6 @@ class Row:
     official_em: str  # "1" | "0" | "nodb" | "err"
     official_parsed: bool
     ours: ExactMatch
-
-
-@pytest.fixture(scope="module")
-def schemas(spider_dev: Path) -> dict[str, Schema]:
-    return load_tables_json(spider_dev / "tables.json")
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,11 @@ Every prediction SQLite can execute must parse with us. Only the predictions we 
 from __future__ import annotations
 
 import csv
-import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from sqltriage.core.datasets.schema import load_tables_json
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.parse import parse_sql
 
@@ -38,16 +36,6 @@ def _executes(db: Path, sql: str) -> bool:
         return False
     finally:
         conn.close()
-
-
-@pytest.fixture(scope="module")
-def dev(spider_dev: Path) -> list[dict]:
-    return json.loads((spider_dev / "dev.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def schemas(spider_dev: Path) -> dict[str, Schema]:
-    return load_tables_json(spider_dev / "tables.json")
 
 
 @pytest.mark.parametrize("system", SYSTEMS)

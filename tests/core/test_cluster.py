@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import dask
 import pytest
@@ -38,6 +39,18 @@ TIMES = 2  # the sample's 67 questions twice: 134 examples in 6 chunks, 268 (exa
 # The export holds no question features: runs compared by their export leave them out.
 QUICK = EvalOptions(timeout=2.0, features=False)
 LOOPBACK_ANY_PORT = "127.0.0.1:0"  # the scheduler's HTTP port: two clusters of this module run at once
+
+
+def two_worker_cluster(**kwargs: Any) -> LocalCluster:
+    """A LocalCluster of 2 single-threaded worker processes (as the docs advise), quiet, on a free port."""
+    return LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=LOOPBACK_ANY_PORT,
+        silence_logs=logging.ERROR,
+        **kwargs,
+    )
 
 
 def enlarged_sample(dest: Path, times: int = TIMES) -> Path:
@@ -105,14 +118,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Cli
     user cache folder (as on worker machines: not the one this process uses)."""
     worker_cache = tmp_path_factory.mktemp("worker-cache")
     with (
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=LOOPBACK_ANY_PORT,
-            silence_logs=logging.ERROR,
-            env={"XDG_CACHE_HOME": str(worker_cache)},
-        ) as local,
+        two_worker_cluster(env={"XDG_CACHE_HOME": str(worker_cache)}) as local,
         Client(local) as client,
     ):
         yield local.scheduler_address, client, worker_cache
@@ -166,13 +172,7 @@ def test_a_chunk_that_loses_its_worker_for_good_stops_the_run_which_then_resumes
     workspace = tmp_path / "stopped.db"
     with (
         dask.config.set({"distributed.scheduler.allowed-failures": 0}),
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=LOOPBACK_ANY_PORT,
-            silence_logs=logging.ERROR,
-        ) as local,
+        two_worker_cluster() as local,
         Client(local) as client,
     ):
         victim = sorted(client.run(os.getpid).values())[0]

@@ -47,6 +47,12 @@ def sample_ws(tmp_path_factory: pytest.TempPathFactory) -> Evaluated:
     return Evaluated(inputs, path, frame)
 
 
+def screen_lines(app) -> list[str]:  # type: ignore[no-untyped-def]
+    """The screen as text, line by line, as a terminal shows it."""
+    strips = app.screen._compositor.render_strips()
+    return ["".join(segment.text for segment in strip) for strip in strips]
+
+
 async def wait_ready(app: SqlTriageApp, pilot) -> BrowseScreen:  # type: ignore[no-untyped-def]
     """Until the browse screen is up and every worker (filter, detail, live run) has reported."""
     for _ in range(400):

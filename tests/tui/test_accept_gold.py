@@ -14,7 +14,7 @@ from sqltriage.tui.widgets.detail_render import render_question
 from sqltriage.tui.widgets.plain import plain_text
 
 from .conftest import Evaluated, running, settle
-from .test_browse import sidebar_count, toggle
+from .test_browse import first_failing_row_that_runs, sidebar_count
 
 
 def summary_cells(text: str, model: str) -> list[str]:
@@ -41,16 +41,8 @@ async def review_in_summary(app, pilot, model: str) -> tuple[str, str, str]:  # 
 async def test_accept_a_failing_prediction_as_gold_then_review_another(ws_copy: Evaluated) -> None:
     frame = ws_copy.frame
     async with running(ws_copy) as (app, pilot, screen):
-        await toggle(app, pilot, "outcome", "EX fail")
-        await pilot.press("l")
-        for _ in range(50):  # to the first failing row whose prediction runs
-            idx, model = screen.current
-            row = frame.filter((pl.col("index") == idx) & (pl.col("model") == model)).row(0, named=True)
-            if row["va"] == 1:
-                break
-            await pilot.press("down")
-            await settle(app, pilot)
-        assert row["va"] == 1 and row["ex"] == 0
+        row = await first_failing_row_that_runs(app, pilot, screen, frame)
+        idx, model = row["index"], row["model"]
         before = sidebar_count(app, "outcome", "EX pass on an alternative gold")
         await pilot.press("A")
         await settle(app, pilot)

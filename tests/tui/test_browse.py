@@ -16,7 +16,7 @@ from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import ExamplesTable
 from sqltriage.tui.widgets.facet_panel import FacetPanel
 
-from .conftest import TAG, Evaluated, running, settle
+from .conftest import TAG, Evaluated, running, screen_lines, settle
 
 
 def shown(screen) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
@@ -53,6 +53,21 @@ async def toggle(app, pilot, facet: str, value: str) -> None:  # type: ignore[no
     assert panel.highlighted == target
     await pilot.press("enter")
     await settle(app, pilot)
+
+
+async def first_failing_row_that_runs(app, pilot, screen, frame: pl.DataFrame) -> dict:  # type: ignore[no-untyped-def]
+    """Filter on "EX fail" and walk the table down to the first row whose prediction runs; that row."""
+    await toggle(app, pilot, "outcome", "EX fail")
+    await pilot.press("l")
+    for _ in range(50):
+        idx, model = screen.current
+        row = frame.filter((pl.col("index") == idx) & (pl.col("model") == model)).row(0, named=True)
+        if row["va"] == 1:
+            break
+        await pilot.press("down")
+        await settle(app, pilot)
+    assert row["va"] == 1 and row["ex"] == 0
+    return row
 
 
 def sidebar_count(app, facet: str, value: str) -> int:  # type: ignore[no-untyped-def]
@@ -305,3 +320,11 @@ async def test_command_palette_offers_screen_actions(sample_ws: Evaluated) -> No
         await pilot.press("ctrl+p")
         await pilot.pause()
         assert app.screen.__class__.__name__ == "CommandPalette"
+
+
+async def test_footer_shows_undo_note_export_and_summary_at_160_columns(sample_ws: Evaluated) -> None:
+    """At 160 columns the footer line ends in view of the triage keys and the summary key."""
+    async with running(sample_ws) as (app, _pilot, _screen):
+        footer = screen_lines(app)[-1]
+        for key in ("t Tag", "u Undo", "n Note", "e Export", "m Summary"):
+            assert key in footer, f"{key!r} is not in view: {footer!r}"

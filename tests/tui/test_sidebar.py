@@ -7,27 +7,33 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from sqltriage.core.facets import FACETS
+import polars as pl
+
+from sqltriage.core.facets import FACETS, Filters, facet_counts, prepare
 from sqltriage.tui.app import create_app
 from sqltriage.tui.config import load_config
 from sqltriage.tui.widgets.facet_panel import TOP, FacetPanel
 
-from .conftest import OPTIONS, Evaluated, running, settle, wait_ready
-from .test_browse import shown
+from .conftest import OPTIONS, Evaluated, running, screen_lines, settle, wait_ready
+from .test_browse import shown, toggle
 
 N_MODELS = 42
-
-
-def screen_lines(app) -> list[str]:  # type: ignore[no-untyped-def]
-    """The screen as text, line by line, as a terminal shows it."""
-    strips = app.screen._compositor.render_strips()
-    return ["".join(segment.text for segment in strip) for strip in strips]
 
 
 def sidebar(app) -> list[str]:  # type: ignore[no-untyped-def]
     """The facet list's lines as shown (without the sidebar's border)."""
     region = app.screen.query_one(FacetPanel).region
     return [line[region.x : region.right].strip() for line in screen_lines(app)[region.y : region.bottom]]
+
+
+def narrowing_facets(frame: pl.DataFrame) -> list[tuple[str, str]]:
+    """The facets (key, label) with two values or more in the frame: the only ones worth a section."""
+    counts = facet_counts(prepare(frame), Filters())
+    return [(key, label) for key, label in FACETS if key == "outcome" or len(counts[key]) > 1]
+
+
+def headers(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return [line[2:].split("  ")[0] for line in sidebar(app) if line[:1] and line[0] in "▾▸"]
 
 
 def many_models(ev: Evaluated, path: Path) -> Path:
@@ -57,8 +63,11 @@ async def test_sample_first_open_shows_hardness_and_reasoning(sample_ws: Evaluat
         await wait_ready(app, pilot)
         side = sidebar(app)
         headers = [line[2:].split("  ")[0] for line in side if line[:1] and line[0] in "▾▸"]
-        assert len(headers) == len(FACETS)  # every facet core defines, in its order, on one line each
-        for shown_label, (_, label) in zip(headers, FACETS, strict=True):
+        listed = narrowing_facets(sample_ws.frame)
+        assert len(headers) == len(
+            listed
+        )  # every facet core defines that can narrow, in order, one line each
+        for shown_label, (_, label) in zip(headers, listed, strict=True):
             assert shown_label == label or (shown_label.endswith("…") and label.startswith(shown_label[:-1]))
         for facet in ("hardness", "reasoning"):
             at = next(i for i, line in enumerate(side) if line.startswith(f"▾ {facet}"))
@@ -78,7 +87,7 @@ async def test_42_models_collapsed_and_filter_box(sample_ws: Evaluated, tmp_path
         side = sidebar(app)
         assert f"▸ model  {N_MODELS}" in side  # many values: closed at first
         headers = [line[2:].split("  ")[0] for line in side if line[:1] and line[0] in "▾▸"]
-        assert len(headers) == len(FACETS)  # every header on a 50-line screen
+        assert len(headers) == len(narrowing_facets(sample_ws.frame))  # every header on a 50-line screen
         panel = screen.query_one(FacetPanel)
         assert not panel.visible_values("model")
 
@@ -139,3 +148,27 @@ async def test_sections_are_remembered_in_the_config(sample_ws: Evaluated, tmp_p
         assert panel.is_open("structural") and not panel.is_open("hardness")
         assert len(panel.visible_values("structural")) == TOP
         assert not panel.visible_values("hardness")
+
+
+async def test_a_facet_with_one_value_is_left_out_until_a_value_of_it_is_chosen(sample_ws: Evaluated) -> None:
+    """A section whose only value holds every row cannot narrow anything: it is noise in the sidebar."""
+    frame = sample_ws.frame
+    assert frame.get_column("official_quirk").fill_null("").eq("").all()  # the sample: no such row
+    word = "flight"  # only in the airline database's questions and queries
+    assert set(frame.filter(pl.col("question").str.to_lowercase().str.contains(word))["db_id"]) == {"airline"}
+    async with running(sample_ws) as (app, pilot, screen):
+        assert not [h for h in headers(app) if h.startswith("official")]
+        assert "database" in headers(app)
+        await pilot.press("slash", *word, "enter")  # every row left is airline: choosing it narrows nothing
+        await settle(app, pilot)
+        assert "database" not in headers(app)
+        assert "hardness" in headers(app)
+
+        await pilot.press("slash", *["backspace"] * len(word), "enter")
+        await settle(app, pilot)
+        await toggle(app, pilot, "db_id", "airline")
+        await pilot.press("l", "slash", *word, "enter")  # back to the table: `/` there searches
+        await settle(app, pilot)
+        assert screen.filters.selected == {"db_id": frozenset({"airline"})} and screen.filters.search == word
+        assert "database" in headers(app)  # chosen: it stays, so the choice can be seen and undone
+        assert any(line.startswith("● airline") for line in sidebar(app))

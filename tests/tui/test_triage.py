@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+from textual import events
 
 from sqltriage.core.report import EXPORT_COLUMNS
 from sqltriage.core.suggest import stored_suggestions
@@ -162,3 +163,20 @@ async def test_note_is_saved_and_exported(ws_copy: Evaluated, tmp_path: Path) ->
     assert mine["note"] == "alias clash"
     assert "Value: mismatch" in mine["tags"]
     assert csv.filter(pl.col("note").is_not_null()).height == 1
+
+
+async def test_tag_typed_right_after_cursor_moves_targets_the_row_under_the_cursor(
+    ws_copy: Evaluated,
+) -> None:
+    """`down down t` typed faster than the screen handles highlight messages still tags the third row."""
+    async with running(ws_copy) as (app, pilot, screen):
+        await pilot.press("l")
+        for key in ("down", "down", "t"):  # queued at once, as keys typed fast reach the app
+            app.post_message(events.Key(key, None))
+        await settle(app, pilot)
+        assert isinstance(app.screen, TagPicker)
+        target = screen.row_at(2)
+        assert app.screen.title_text == f"tag #{target['index']} · {target['model']}"
+        await pilot.press(*"moved-then-tagged", "enter")
+        await settle(app, pilot)
+        assert "moved-then-tagged" in stored_tags(ws_copy.workspace)[(target["index"], target["model"])]

@@ -18,7 +18,7 @@ from sqltriage.tui.widgets.detail_render import render_question
 from sqltriage.tui.widgets.plain import plain_text
 
 from .conftest import Evaluated, running, settle
-from .test_browse import toggle
+from .test_browse import first_failing_row_that_runs
 
 LOGS = ("tag_log", "note_log", "undo_log", "alternative_log", "sqlite_sequence")
 
@@ -45,16 +45,8 @@ def stored(workspace: Path, idx: int) -> dict[str, tuple]:
 
 async def accept_first_failing(app, pilot, screen: BrowseScreen, frame: pl.DataFrame) -> tuple[int, str]:  # type: ignore[no-untyped-def]
     """`A` then `y` on the first failing row whose prediction runs; returns its (example, model)."""
-    await toggle(app, pilot, "outcome", "EX fail")
-    await pilot.press("l")
-    for _ in range(50):
-        idx, model = screen.current  # type: ignore[misc]
-        row = frame.filter((pl.col("index") == idx) & (pl.col("model") == model)).row(0, named=True)
-        if row["va"] == 1:
-            break
-        await pilot.press("down")
-        await settle(app, pilot)
-    assert row["va"] == 1 and row["ex"] == 0
+    row = await first_failing_row_that_runs(app, pilot, screen, frame)
+    idx, model = row["index"], row["model"]
     await pilot.press("c")  # filters cleared: the row stays highlighted once it passes
     await settle(app, pilot)
     assert screen.current == (idx, model)

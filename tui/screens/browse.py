@@ -158,7 +158,13 @@ class BrowseScreen(Screen):
         Binding("T", "tag_all", "Tag all filtered", id="browse.tag_all"),
         Binding("a", "accept_suggestion", "Accept suggestion", id="browse.accept"),
         Binding("A", "accept_as_gold", "Accept as alternative gold", id="browse.accept_gold"),
-        Binding("W", "withdraw_gold", "Withdraw an accepted alternative gold", id="browse.withdraw_gold"),
+        Binding(
+            "W",
+            "withdraw_gold",
+            "Withdraw an accepted alternative gold",
+            show=False,
+            id="browse.withdraw_gold",
+        ),
         Binding("d", "untag", "Remove tag", id="browse.untag"),
         Binding("D", "untag_all", "Remove tag from all filtered", show=False, id="browse.untag_all"),
         Binding("u", "undo", "Undo", id="browse.undo"),
@@ -231,7 +237,7 @@ class BrowseScreen(Screen):
                 yield Static("", id="status")
                 yield ExamplesTable(id="examples")
                 yield DetailPane(id="detail")
-        yield Footer()
+        yield Footer(compact=True)  # the keys of the browse screen fit one line more nearly
 
     def on_mount(self) -> None:
         self.query_one(ExamplesTable).focus()
@@ -726,6 +732,7 @@ class BrowseScreen(Screen):
 
     def _step_model(self, step: int) -> None:
         """The same example under the previous / next model (in the workspace's model order)."""
+        self._row_changed()
         if self.current is None or len(self.models) < 2:
             return
         index, model = self.current
@@ -742,6 +749,7 @@ class BrowseScreen(Screen):
 
     def _triage_row(self) -> dict[str, Any] | None:
         """The current row as the full frame has it: triage changes land there first."""
+        self._row_changed()  # a key typed right after cursor moves acts on the row now under the cursor
         if self.current is None:
             return None
         index, model = self.current

@@ -4,7 +4,8 @@ One option list holds all facets, so arrows walk through everything: enter or sp
 or closes its section, on a value toggles it, on "more…" lists the section's remaining values. Chosen
 values are pinned on top of their section (and stay visible when it is closed). A filter text narrows
 every section to the values containing it. Facets and their order come from `core.facets.FACETS`, so a
-facet added there appears here unchanged. The panel only reports; the screen owns filters and config.
+facet added there appears here unchanged; a facet with one value only (under the other filters) is left
+out until a value of it is chosen. The panel only reports; the screen owns filters and config.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ OPEN_BY_DEFAULT = frozenset({"outcome", "hardness", "reasoning", "tag"})
 def open_by_default(facet: str, n_values: int) -> bool:
     """A section starts open when it is one of the small, always-useful facets or has few values."""
     return facet in OPEN_BY_DEFAULT or n_values <= TOP
+
+
+def can_narrow(facet: str, values: Iterable[tuple[str, int]]) -> bool:
+    """Whether choosing a value of the facet could change the rows: not when one value holds them all.
+
+    Outcomes overlap (a row has several), so one outcome alone may still narrow: that facet always shows.
+    """
+    return facet == "outcome" or sum(1 for _, n in values if n) != 1
 
 
 class FacetPanel(OptionList):
@@ -154,6 +163,8 @@ class FacetPanel(OptionList):
         for facet, label in FACETS:
             values = self.counts.get(facet, [])
             chosen = self.selected.get(facet, frozenset())
+            if not chosen and not can_narrow(facet, values):
+                continue  # a section whose one value holds every row only takes room
             pinned = [(v, n) for v, n in values if v in chosen]
             rest = [(v, n) for v, n in values if v not in chosen]
             rest.sort(key=lambda p: p[1] == 0)  # values with rows first, order otherwise kept
