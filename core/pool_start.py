@@ -71,7 +71,26 @@ def pool_context(asked: str | None = None) -> BaseContext:
     method = start_method(asked)
     if method == "fork":
         preload_worker_modules()
+        _plain_streams_after_fork()
     return multiprocessing.get_context(method)
+
+
+_STREAM_HOOK: list[bool] = []
+
+
+def _plain_streams_after_fork() -> None:
+    """A forked worker writes (a warning, say) to the real stdout and stderr, not through the wrappers a
+    progress display put in the parent's sys.stdout/sys.stderr (a spawned worker starts with the real ones)."""
+    if not _STREAM_HOOK:
+        _STREAM_HOOK.append(True)
+        os.register_at_fork(after_in_child=_restore_streams)
+
+
+def _restore_streams() -> None:
+    if sys.__stdout__ is not None:
+        sys.stdout = sys.__stdout__
+    if sys.__stderr__ is not None:
+        sys.stderr = sys.__stderr__
 
 
 def preload_worker_modules() -> None:
