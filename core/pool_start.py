@@ -39,15 +39,27 @@ WORKER_MODULES = (
 
 
 def fork_is_safe() -> bool:
-    """True in a single-threaded process with a real stderr, on a platform that can fork."""
+    """True in a single-threaded process with a real stderr, on a platform that can fork.
+
+    Threads started by native code count too (importing polars starts some): where the system lists a
+    process's threads (/proc/self/task), there must be one.
+    """
     if "fork" not in multiprocessing.get_all_start_methods():
         return False
-    if threading.active_count() != 1:
+    if threading.active_count() != 1 or os_thread_count() not in (None, 1):
         return False
     try:
         return sys.stderr is not None and sys.stderr.fileno() >= 0
     except (AttributeError, OSError, ValueError):
         return False
+
+
+def os_thread_count() -> int | None:
+    """The threads of this process as the system sees them, or None where it does not say."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return None
 
 
 def start_method(asked: str | None = None) -> str:

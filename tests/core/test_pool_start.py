@@ -16,7 +16,7 @@ import pytest
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.pool_start import fork_is_safe, pool_context
+from sqltriage.core.pool_start import fork_is_safe, os_thread_count, pool_context
 from sqltriage.core.report import load_frame
 from sqltriage.core.workspace import Workspace
 from sqltriage.samples import SAMPLE_DIR
@@ -75,3 +75,20 @@ def test_an_unknown_start_method_is_refused(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("SQLTRIAGE_START_METHOD", "forkserver")
     with pytest.raises(ValueError, match="unknown start method 'forkserver'"):
         pool_context()
+
+
+@pytest.mark.skipif(os_thread_count() is None, reason="the system does not list a process's threads")
+def test_threads_started_by_native_code_mean_spawn() -> None:
+    probe = (
+        "import threading, sys\n"
+        "if sys.argv[1] == 'polars': import polars\n"
+        "from sqltriage.core.pool_start import fork_is_safe, os_thread_count\n"
+        "print(threading.active_count(), os_thread_count() > 1, fork_is_safe())\n"
+    )
+    plain = subprocess.run([sys.executable, "-c", probe, "none"], capture_output=True, text=True, check=True)
+    assert plain.stdout.split() == ["1", "False", "True"]
+    # polars starts native threads on import: no Python thread to see, still no fork
+    native = subprocess.run(
+        [sys.executable, "-c", probe, "polars"], capture_output=True, text=True, check=True
+    )
+    assert native.stdout.split() == ["1", "True", "False"]

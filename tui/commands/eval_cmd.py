@@ -93,7 +93,6 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from sqltriage.core.evaluate import evaluate
-    from sqltriage.core.report import full_report, load_frame
     from sqltriage.core.workspace import Workspace
     from sqltriage.tui.console import make_console
 
@@ -123,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(tasks[stage], completed=done, total=total, refresh=True)
 
             summary = evaluate(inputs.dataset, inputs.predictions, ws, options, progress=progress)
+        # polars only now: importing it starts native threads, and the pool is forked only without threads
+        from sqltriage.core.report import full_report, load_frame
+
         names = [p.name for p in inputs.predictions]
         frame = load_frame(ws, names)
         report = full_report(frame)
