@@ -6,6 +6,11 @@ initialiser and its arguments are scattered once per run, and each task runs the
 time its worker process meets that run. Results come back to the client, which writes them as it does
 for the local pool. Workers must see the databases at the client's paths (a shared filesystem): that is
 checked on every worker before any chunk is submitted.
+
+For `local:N` the command line starts the LocalCluster in a background thread as soon as it has parsed
+the option (`prestarted_cluster`), so that starting it overlaps loading the dataset and predictions; its
+workers import the evaluation modules while they start (`dask_setup`), and it is stopped in the
+background once every result is written.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ import os
 import re
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor, Future, InvalidStateError
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -64,6 +70,22 @@ def require_distributed() -> None:
         ) from None
 
 
+# The modules a chunk imports on first use: a LocalCluster's workers import them while they start.
+WORKER_MODULES = (
+    "sqltriage.core.evaluate",
+    "sqltriage.core.sql.exact_match",
+    "sqltriage.core.sql.partial_match",
+    "sqltriage.core.sql.categories",
+    "sqltriage.core.sql.hardness",
+    "sqltriage.core.sql.authors_match",
+    "sqltriage.core.sql.sqlite_syntax",
+    "sqltriage.core.reasoning",
+    "sqltriage.core.gold_audit",
+    "sqltriage.core.suggest",
+    "sqltriage.core.suggest.rules",
+)
+
+
 # --- worker side ---------------------------------------------------------------------------------------
 
 
@@ -74,6 +96,15 @@ class RunSetup:
     token: str
     initializer: Callable[..., None]
     initargs: tuple
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask's preload hook (this module is a LocalCluster worker's preload): the first chunk is then no slower."""
+    import importlib
+
+    for name in WORKER_MODULES:
+        with suppress(ImportError):  # a renamed module costs the first chunk its import, never the run
+            importlib.import_module(name)
 
 
 _run_lock = threading.Lock()  # the initialiser fills process-wide state: one run's task at a time
@@ -147,16 +178,11 @@ class ClusterExecutor(Executor):
             raise
 
     def _connect(self) -> Any:
-        from distributed import Client, LocalCluster
+        from distributed import Client
 
         if self.address.startswith(LOCAL_PREFIX):
-            self._local = LocalCluster(
-                n_workers=int(self.address[len(LOCAL_PREFIX) :]),
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address="127.0.0.1:0",  # a free loopback port: several clusters may run at once
-                silence_logs=logging.ERROR,
-            )
+            started = _prestarted.pop(self.address, None)
+            self._local = started.result() if started else start_local_cluster(self.address)
             return Client(self._local)
         try:
             client = Client(self.address, timeout=CONNECT_TIMEOUT)
@@ -217,15 +243,95 @@ class ClusterExecutor(Executor):
             self._inner.shutdown(wait=wait and not cancel_futures)
             self._setup.release()
         finally:
-            self._close()
+            self._close(background=wait)
 
-    def _close(self) -> None:
+    def _close(self, background: bool = False) -> None:
+        """Close the client and a cluster this executor started; `background` returns at once.
+
+        Used when every result is written: stopping a LocalCluster's workers (a few tenths of a second)
+        then overlaps what the caller does next, and a non-daemon thread keeps the process alive until
+        the workers are gone, so none is left behind.
+        """
         client, local = self._client, self._local
         self._client = self._local = None
-        if client is not None:
-            client.close()
-        if local is not None:
-            local.close()
+
+        def close() -> None:
+            if client is not None:
+                client.close()
+            if local is not None:
+                local.close()
+
+        if background and local is not None:
+            threading.Thread(target=close, name="sqltriage-cluster-stop", daemon=False).start()
+        else:
+            close()
+
+
+def start_local_cluster(address: str) -> Any:
+    """A LocalCluster of N single-threaded worker processes for `local:N`, importing the evaluation at start."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=int(address[len(LOCAL_PREFIX) :]),
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address="127.0.0.1:0",  # a free loopback port: several clusters may run at once
+        silence_logs=logging.ERROR,
+        preload=[__name__],  # runs dask_setup in each worker process
+    )
+
+
+class _Starting:
+    """A LocalCluster being started in a background thread; `result()` waits for it (or its error)."""
+
+    def __init__(self, address: str) -> None:
+        self._cluster: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._start, args=(address,), name="sqltriage-cluster-start")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _start(self, address: str) -> None:
+        try:
+            self._cluster = start_local_cluster(address)
+        except BaseException as exc:  # raised where the cluster is used, as if started there
+            self._error = exc
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._cluster
+
+
+_prestarted: dict[str, _Starting] = {}
+
+
+@contextmanager
+def prestarted_cluster(address: str) -> Iterator[None]:
+    """Start `local:N`'s LocalCluster now, in the background, for the ClusterExecutor opened inside the block.
+
+    Starting it (importing Dask, spawning the workers) then overlaps what comes before the evaluation.
+    A cluster nobody took (the run stopped earlier, or had nothing to do) is stopped on leaving. Does
+    nothing for a scheduler address, or when Dask is missing (the executor says how to install it).
+    """
+    address = parse_cluster_address(address)
+    if not address.startswith(LOCAL_PREFIX) or address in _prestarted:
+        yield
+        return
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:
+        yield
+        return
+    _prestarted[address] = _Starting(address)
+    try:
+        yield
+    finally:
+        left = _prestarted.pop(address, None)
+        if left is not None:
+            with suppress(Exception):  # it never started: that error is reported where it is used
+                left.result().close()
 
 
 def open_cluster(

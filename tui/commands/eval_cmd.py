@@ -90,6 +90,15 @@ def ts_unserved(frame: Any) -> dict[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "cluster", None) is None or getattr(args, "jobs", None) is not None:
+        return _run(args)
+    from sqltriage.core.cluster import prestarted_cluster
+
+    with prestarted_cluster(args.cluster):  # local:N starts while the inputs load
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from sqltriage.core.evaluate import evaluate
