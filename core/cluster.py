@@ -269,16 +269,20 @@ class ClusterExecutor(Executor):
 
 def start_local_cluster(address: str) -> Any:
     """A LocalCluster of N single-threaded worker processes for `local:N`, importing the evaluation at start."""
+    import dask
     from distributed import LocalCluster
 
-    return LocalCluster(
-        n_workers=int(address[len(LOCAL_PREFIX) :]),
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address="127.0.0.1:0",  # a free loopback port: several clusters may run at once
-        silence_logs=logging.ERROR,
-        preload=[__name__],  # runs dask_setup in each worker process
-    )
+    # The workers' statistical profiler samples every thread's stack every 10 ms, for a dashboard page;
+    # with one thread per worker it takes the GIL from the chunks. Nannies pass this to their workers.
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        return LocalCluster(
+            n_workers=int(address[len(LOCAL_PREFIX) :]),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address="127.0.0.1:0",  # a free loopback port: several clusters may run at once
+            silence_logs=logging.ERROR,
+            preload=[__name__],  # runs dask_setup in each worker process
+        )
 
 
 class _Starting:
