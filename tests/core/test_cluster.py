@@ -403,3 +403,29 @@ def test_bad_cluster_arguments_are_usage_errors(
     assert main(_sample_eval(tmp_path / "w.db", *extra)) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "w.db").exists()
+
+
+def test_the_command_line_starts_local_n_early_and_leaves_no_worker_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import multiprocessing
+
+    from sqltriage.core import cluster
+
+    def stopped() -> bool:
+        for thread in threading.enumerate():
+            if thread.name.startswith("sqltriage-cluster-"):
+                thread.join(timeout=30)
+        return not cluster._prestarted and not multiprocessing.active_children()
+
+    workspace = tmp_path / "w.db"
+    assert main(_sample_eval(workspace, "--cluster", "local:1", "--json")) == 0
+    run = json.loads(capsys.readouterr().out)["run"]
+    assert (run["computed"], run["workers"]) == (67 * len(MODELS), "Dask cluster local:1")
+    assert stopped()
+    # an input error after the cluster was started: a usage error, and the started cluster is stopped
+    broken = _sample_eval(tmp_path / "b.db", "--cluster", "local:1")
+    broken[broken.index(f"{MODELS[0]}={SAMPLE_DIR / 'predictions' / f'{MODELS[0]}.sql'}")] = "x=missing.sql"
+    assert main(broken) == 2
+    assert "missing.sql" in capsys.readouterr().err
+    assert stopped()
