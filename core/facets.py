@@ -215,7 +215,7 @@ def _codes(series: pl.Series) -> tuple[np.ndarray, list[str]]:
     labels = series.unique().sort()
     if labels.is_empty():  # an empty workspace: no codes, no labels (numpy cannot count an object array)
         return np.zeros(0, dtype=np.int32), []
-    new = pl.Series(np.arange(labels.len(), dtype=np.int32))
+    new = pl.int_range(labels.len(), dtype=pl.Int32, eager=True)  # numpy input would import numpy.ma (~50 ms)
     return series.replace_strict(labels, new, return_dtype=pl.Int32).to_numpy(), labels.to_list()
 
 

@@ -82,6 +82,18 @@ async def test_opens_on_every_row(sample_ws: Evaluated) -> None:
         assert sorted(v for v, _ in app.screen.query_one(FacetPanel).counts["model"]) == sorted(models)
 
 
+async def test_first_screen_shows_keys_and_the_highlighted_rows_sql(sample_ws: Evaluated) -> None:
+    """The footer and the first row's analysis come after the first paint: both must still appear."""
+    async with running(sample_ws) as (app, _pilot, screen):
+        footer = screen_lines(app)[-1]
+        assert "Tag" in footer and "Note" in footer and "Export" in footer
+        row = screen.row_at(screen.query_one(ExamplesTable).cursor_row)
+        assert row is not None and screen.current == (row["index"], row["model"])
+        assert screen.current in screen.suggestions
+        sql = screen.query_one(DetailPane).text("sql")
+        assert (row["gold_sql"] or "").split()[0].upper() in sql.upper()
+
+
 COLUMN_FACETS = ("model", "structural", "operators", "hardness", "db_id", "reasoning")
 
 

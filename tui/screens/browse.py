@@ -237,7 +237,16 @@ class BrowseScreen(Screen):
                 yield Static("", id="status")
                 yield ExamplesTable(id="examples")
                 yield DetailPane(id="detail")
-        yield Footer(compact=True)  # the keys of the browse screen fit one line more nearly
+        # the Footer is mounted after the first paint (`_show_footer`)
+
+    async def _show_footer(self) -> None:
+        """Mount the key footer once the rows are drawn.
+
+        A footer rebuilds its keys on every change of focus or bindings, and the screen's start makes
+        several (about 20 ms each, before the rows could be drawn); mounted afterwards it builds them once.
+        """
+        await self.mount(Footer(compact=True))  # the keys of the browse screen fit one line more nearly
+        self.refresh_bindings()
 
     def on_mount(self) -> None:
         self.query_one(ExamplesTable).focus()
@@ -309,6 +318,7 @@ class BrowseScreen(Screen):
         if fresh:
             self._warm_worker(message.index)
             self.call_after_refresh(_freeze_long_lived)
+            self.call_after_refresh(self._show_footer)
         if message.generation != self.generation or message.index.frame is not self.frame:
             self._start_filter()  # newer requests came in meanwhile: run once more with the latest
             return
@@ -318,7 +328,7 @@ class BrowseScreen(Screen):
             self.query_one(ExamplesTable).show(message.data, message.rows, row or 0)
             self.query_one(FacetPanel).show(message.counts, self.filters.selected)
             self._update_status()
-            self._row_changed()
+            self._row_changed(first_paint=fresh)
 
     def _update_status(self) -> None:
         sort = ""
@@ -408,7 +418,12 @@ class BrowseScreen(Screen):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_open_detail()
 
-    def _row_changed(self) -> None:
+    def _row_changed(self, *, first_paint: bool = False) -> None:
+        """Show the highlighted row; `first_paint`: the screen has not been drawn yet.
+
+        The row's analysis (a worker thread that imports sqlglot) then starts once the first screen is
+        drawn: run beside it, it holds the interpreter lock and delays the first paint.
+        """
         table = self.query_one(ExamplesTable)
         row = self.row_at(table.cursor_row) if table.row_count else None
         detail = self.query_one(DetailPane)
@@ -429,6 +444,8 @@ class BrowseScreen(Screen):
                 self._sync_editor(row)
                 self.run_live(row.get("pred_sql") or "", row)
                 self.set_timer(0.2, self._start_detail)
+            elif first_paint:
+                self.call_after_refresh(self._start_detail)
             else:
                 self._start_detail(row)
 
