@@ -331,23 +331,16 @@ def prepare_neighbours_on(
     Used on a cluster: each set is built once, by the worker that gets its task, into that worker's
     cache; the chunks that follow find it there (or, on another machine, build it once for that machine).
     """
-    futures = {executor.submit(_neighbours_task, db_id) for db_id in db_ids}
-    report("neighbours", 0, len(db_ids))
-    try:
-        while futures:
-            finished, futures = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                fut.result()
-            report("neighbours", len(db_ids) - len(futures), len(db_ids))
-            if cancel is not None and cancel.is_set():
-                for fut in futures:
-                    fut.cancel()
-                return False
-    except BaseException:
-        for fut in futures:
-            fut.cancel()
-        raise
-    return True
+    total = len(db_ids)
+    report("neighbours", 0, total)
+    built = 0
+
+    def one_built(_: None) -> None:
+        nonlocal built
+        built += 1
+        report("neighbours", built, total)
+
+    return _wait_all({executor.submit(_neighbours_task, db_id) for db_id in db_ids}, one_built, cancel)
 
 
 def _neighbours_task(db_id: str) -> None:
@@ -581,13 +574,16 @@ def _drain(
 
     Any `concurrent.futures.Executor` whose workers ran `_init_worker` will do (see `_chunk_executor`).
     """
-    futures: set[Future] = {executor.submit(_run_chunk, chunk) for chunk in chunks}
+    return _wait_all({executor.submit(_run_chunk, chunk) for chunk in chunks}, absorb, cancel)
+
+
+def _wait_all(futures: set[Future], on_result: Callable[[Any], None], cancel: threading.Event | None) -> bool:
+    """Hand each result to `on_result` as it finishes; False (the rest cancelled) when `cancel` is set."""
     try:
         while futures:
-            finished, _ = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
+            finished, futures = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
             for fut in finished:
-                futures.discard(fut)
-                absorb(fut.result())
+                on_result(fut.result())
             if cancel is not None and cancel.is_set():
                 for fut in futures:
                     fut.cancel()
