@@ -31,3 +31,13 @@ def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("user-cache")
     os.environ["XDG_CACHE_HOME"] = str(path)
     return path
+
+
+def modules_loaded_by(code: str, watched: tuple[str, ...]) -> list[str]:
+    """Which of `watched` a fresh interpreter has in sys.modules after running `code` (import checks)."""
+    import subprocess
+    import sys
+
+    probe = f"{code}\nimport sys\nprint(','.join(m for m in {watched!r} if m in sys.modules))\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return [m for m in out.stdout.strip().split(",") if m]
