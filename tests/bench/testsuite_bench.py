@@ -11,7 +11,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from tests.bench.harness import PYTHON, SPIDER_DEV, Figure, pred_args, run_process, spider_predictions
+from tests.bench.eval_bench import eval_cmd
+from tests.bench.harness import PYTHON, SPIDER_DEV, Figure, run_process, spider_predictions
 
 K = 10
 SEED = 0
@@ -27,23 +28,7 @@ GAP_TOLERANCE = 1.5  # points, mean absolute difference from the published gaps
 
 
 def _eval(workspace: Path, preds: list[Path], k: int, seed: int) -> float:
-    run = run_process(
-        [
-            PYTHON,
-            "-m",
-            "sqltriage.tui.cli",
-            "eval",
-            str(SPIDER_DEV),
-            *pred_args(preds),
-            "--workspace",
-            str(workspace),
-            "--neighbours",
-            str(k),
-            "--seed",
-            str(seed),
-            "--json",
-        ]
-    )
+    run = run_process([*eval_cmd(workspace, preds), "--neighbours", str(k), "--seed", str(seed)])
     return float(json.loads(run.stdout)["run"]["elapsed"])
 
 
