@@ -339,7 +339,7 @@ class BrowseScreen(Screen):
         status.append(
             f" (example, model) rows · {self.filters.describe()}{sort} · EX in {self.ex_mode} mode", style=""
         )
-        self.query_one("#status", Static).update(status)
+        self.query_one("#status", Static).update(status, layout=False)  # one fixed line: no re-layout
 
     @property
     def status_text(self) -> str:
