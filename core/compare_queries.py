@@ -70,7 +70,7 @@ def compare_queries(
         "authors": asdict(authors_partial_match(gold, pred, schema)),  # as the paper's code computes them
         "gold": asdict(categorize(gold, schema)),
         "pred": asdict(categorize(pred, schema)),
-        "breakdown": [asdict(s) for s in pm.subqueries],
+        "breakdown": [s.as_dict() for s in pm.subqueries],
         "diff": {
             "gold_pretty": diff.gold_pretty,
             "pred_pretty": diff.pred_pretty,

@@ -231,7 +231,7 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         from sqltriage.core.gold_audit import audit_gold
 
         audit = audit_gold(
-            example.gold_sql, result, lambda q: run(db_path, q, options.timeout, options.max_rows)
+            example.gold_sql, result, lambda q: run(db_path, q, options.timeout, options.max_rows), parsed
         )
     alternatives: list[AlternativeGold] = []
     if db_path is not None and (example.alternatives or example.accepted):

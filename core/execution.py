@@ -420,29 +420,20 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _resolved(path: Path) -> str:
-    """The real path; an absolute one is resolved once per process (as `_ro_uri_absolute` does)."""
-    return _resolved_absolute(path) if path.is_absolute() else str(path.resolve())
-
-
-@lru_cache(maxsize=1024)
-def _resolved_absolute(path: Path) -> str:
-    return str(path.resolve())
-
-
 class GoldResultCache:
     """Gold results computed once per (database content, gold SQL) and shared by every model.
 
     Keyed by the file's content hash, so two copies of a database share entries and an edited file
-    does not reuse stale ones; the hash itself is remembered per (path, size, mtime). Thread-safe: a
-    key being computed by one thread is waited for, not recomputed, by the others.
+    does not reuse stale ones; the hash itself is remembered per file identity (device, inode, size,
+    mtime), which one `stat` gives without resolving the path on every query. Thread-safe: a key being
+    computed by one thread is waited for, not recomputed, by the others.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._results: dict[tuple, ExecResult] = {}
         self._pending: dict[tuple, threading.Event] = {}
-        self._digests: dict[tuple[str, int, int], str] = {}
+        self._digests: dict[tuple[int, int, int, int], str] = {}
         self.hits = 0
         self.misses = 0
 
@@ -451,10 +442,10 @@ class GoldResultCache:
 
     def _digest(self, path: Path) -> str | None:
         try:
-            st = path.stat()
+            st = os.stat(path)
         except OSError:
             return None
-        key = (_resolved(path), st.st_size, st.st_mtime_ns)
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         with self._lock:
             known = self._digests.get(key)
         if known is None:

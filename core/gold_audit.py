@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sqltriage.core.execution import ExecResult
+    from sqltriage.core.sql.parse import ParsedQuery
 
 # reason code → the label shown in facets, the Question tab and the `gold_suspect` column
 REASONS: dict[str, str] = {
@@ -65,8 +66,14 @@ class GoldAudit:
         return SEPARATOR.join(REASONS[r] for r in self.reasons) or None
 
 
-def audit_gold(gold_sql: str, result: ExecResult | None, run: Run | None) -> GoldAudit:
-    """Audit one gold query from its result; `run` executes the probe that reads the sort key past LIMIT."""
+def audit_gold(
+    gold_sql: str, result: ExecResult | None, run: Run | None, parsed: ParsedQuery | None = None
+) -> GoldAudit:
+    """Audit one gold query from its result; `run` executes the probe that reads the sort key past LIMIT.
+
+    `parsed`, gold's `parse_sql` result when the caller has it, spares parsing the text again where that
+    would give the same tree (see `_gold_tree`).
+    """
     if result is None:
         return GoldAudit()  # no database: nothing to audit
     if not result.ok:
@@ -85,16 +92,18 @@ def audit_gold(gold_sql: str, result: ExecResult | None, run: Run | None) -> Gol
         details.append("the gold result holds only NULLs: any query that finds nothing known passes EX")
     tie: Tie | None = None
     if run is not None and result.rows and not result.truncated:
-        code, detail, tie = _limit_audit(gold_sql, result, run)
+        code, detail, tie = _limit_audit(gold_sql, result, run, parsed)
         if code:
             reasons.append(code)
             details.append(detail)
     return GoldAudit(tuple(reasons), " ".join(f"{d[0].upper()}{d[1:]}." for d in details), tie)
 
 
-def _limit_audit(gold_sql: str, result: ExecResult, run: Run) -> tuple[str | None, str, Tie | None]:
+def _limit_audit(
+    gold_sql: str, result: ExecResult, run: Run, parsed: ParsedQuery | None = None
+) -> tuple[str | None, str, Tie | None]:
     """(reason code, detail, tie) for a top-level LIMIT that keeps an arbitrary part of the rows."""
-    probe = _probe(gold_sql)
+    probe = _probe(gold_sql, parsed)
     if probe is None:
         return None, "", None
     sql, limit, offset, keys = probe
@@ -126,18 +135,40 @@ def _limit_audit(gold_sql: str, result: ExecResult, run: Run) -> tuple[str | Non
     return None, "", None
 
 
-def _probe(gold_sql: str) -> tuple[str, int, int, list[str]] | None:
-    """The gold without LIMIT/OFFSET and with its sort keys appended as columns, or None when not a case."""
+def _gold_tree(gold_sql: str, parsed: ParsedQuery | None) -> Any:
+    """Gold's tree as sqlglot reads its text, from `parsed` where that is provably the same tree.
+
+    `parse_sql` reads the same text with the same parser and then turns double-quoted values into
+    strings; with no double quote in the text it changes nothing, so its tree serves (it is never
+    mutated: the probe works on a copy). Otherwise the text is parsed again, as written.
+    """
     import sqlglot
-    from sqlglot import exp
     from sqlglot.errors import SqlglotError
+
+    from sqltriage.core.sql.parse import statement_body
+
+    text = gold_sql.strip().rstrip(";")
+    if (
+        parsed is not None
+        and parsed.ok
+        and parsed.sql == gold_sql
+        and '"' not in gold_sql
+        and statement_body(gold_sql) == text.strip()
+    ):
+        return parsed.tree
+    try:
+        return sqlglot.parse_one(text, read="sqlite")
+    except (SqlglotError, ValueError, RecursionError):
+        return None
+
+
+def _probe(gold_sql: str, parsed: ParsedQuery | None = None) -> tuple[str, int, int, list[str]] | None:
+    """The gold without LIMIT/OFFSET and with its sort keys appended as columns, or None when not a case."""
+    from sqlglot import exp
 
     if not _MAY_LIMIT.search(gold_sql):
         return None  # no keyword that makes a LIMIT: no parse needed to know
-    try:
-        tree = sqlglot.parse_one(gold_sql.strip().rstrip(";"), read="sqlite")
-    except (SqlglotError, ValueError, RecursionError):
-        return None
+    tree = _gold_tree(gold_sql, parsed)
     if not isinstance(tree, exp.Select) or tree.args.get("limit") is None:
         return None
     limit = _int(tree.args["limit"].expression)
@@ -161,7 +192,8 @@ def _probe(gold_sql: str) -> tuple[str, int, int, list[str]] | None:
     probe.set("offset", None)
     for i, key in enumerate(keys):
         probe = probe.select(exp.alias_(key.copy(), f"{_KEY}{i}"), copy=False)
-    return probe.sql(dialect="sqlite"), limit, offset, [k.sql(dialect="sqlite") for k in keys]
+    # `probe` is this function's own copy: generating from it without another copy changes nothing seen.
+    return probe.sql(dialect="sqlite", copy=False), limit, offset, [k.sql(dialect="sqlite") for k in keys]
 
 
 def _int(node: Any) -> int | None:

@@ -85,7 +85,6 @@ class Subquery:
     level: int  # alignment level: 0 outermost; a nested query or a set operation's right side is +1
     position: int  # order within its level, left to right in the text
     depth: int  # real nesting depth (set operands do not add to it)
-    sql: str
     structural: tuple[str, ...]
     operators: tuple[str, ...]
     variables: tuple[str, ...]
@@ -93,6 +92,18 @@ class Subquery:
     operator_types: frozenset[str]
     n_operators: int
     n_values: int
+    # The subquery's text, or its node until the text is first asked for: the metrics never read it and
+    # generating SQL copies the subtree, so a batch evaluation would pay for text only a display shows.
+    source: exp.Expression | str = field(default="", repr=False, compare=False)
+
+    @property
+    def sql(self) -> str:
+        """The subquery as SQL text (generated from its node on first use, then kept)."""
+        if isinstance(self.source, str):
+            return self.source
+        text = _shallow_sql(self.source)
+        object.__setattr__(self, "source", text)  # a cache of what the frozen fields already define
+        return text
 
 
 def categorize(
@@ -265,7 +276,6 @@ class _Walker:
                 level=level,
                 position=position,
                 depth=depth,
-                sql=self.root_sql if node.parent is None else _shallow_sql(node),
                 structural=tuple(unit.structural),
                 operators=tuple(unit.operators),
                 variables=tuple(dict.fromkeys(unit.variables)),
@@ -273,6 +283,7 @@ class _Walker:
                 operator_types=frozenset(unit.types),
                 n_operators=len(unit.operators),
                 n_values=unit.n_values,
+                source=self.root_sql if node.parent is None else node,
             )
         )
 

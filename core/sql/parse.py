@@ -36,8 +36,7 @@ class ParsedQuery:
 
 def parse_sql(sql: str, schema: Schema | None = None) -> ParsedQuery:
     """Parse one statement; never raises (an unparseable query comes back with `error`)."""
-    text = (sql or "").strip()
-    body = text.rstrip().rstrip(";").strip()
+    body = statement_body(sql)
     if not body:
         return ParsedQuery(sql, None, "empty query")
     try:
@@ -56,6 +55,11 @@ def parse_sql(sql: str, schema: Schema | None = None) -> ParsedQuery:
         return ParsedQuery(sql, None, f"not a SQL statement: {body.split()[0][:40]!r} starts no statement")
     _double_quoted_strings(tree, body, schema)
     return ParsedQuery(sql, tree, None)
+
+
+def statement_body(sql: str | None) -> str:
+    """The text `parse_sql` reads: surrounding whitespace and trailing semicolons removed."""
+    return (sql or "").strip().rstrip(";").strip()
 
 
 def ensure_parsed(query: str | ParsedQuery, schema: Schema | None = None) -> ParsedQuery:

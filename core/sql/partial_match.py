@@ -11,7 +11,8 @@ and `pm` is the mean of the three. The items themselves are described in `catego
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.categories import Subquery, subqueries
@@ -33,11 +34,32 @@ class ComponentDiff:
 class SubqueryMatch:
     level: int
     position: int
-    gold_sql: str | None  # None when gold has no subquery in this slot
-    pred_sql: str | None
+    gold: Subquery | None  # None when gold has no subquery in this slot
+    pred: Subquery | None
     structural: ComponentDiff
     operator: ComponentDiff
     variable: ComponentDiff
+
+    @property
+    def gold_sql(self) -> str | None:
+        """Gold's subquery text in this slot (generated when first shown, never for the scores)."""
+        return self.gold.sql if self.gold is not None else None
+
+    @property
+    def pred_sql(self) -> str | None:
+        return self.pred.sql if self.pred is not None else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The pair as plain data (the subqueries as their text), e.g. for a JSON document."""
+        return {
+            "level": self.level,
+            "position": self.position,
+            "gold_sql": self.gold_sql,
+            "pred_sql": self.pred_sql,
+            "structural": asdict(self.structural),
+            "operator": asdict(self.operator),
+            "variable": asdict(self.variable),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +123,8 @@ def compare_subqueries(
             SubqueryMatch(
                 level=level,
                 position=position,
-                gold_sql=g.sql if g else None,
-                pred_sql=p.sql if p else None,
+                gold=g,
+                pred=p,
                 structural=_diff(g.structural if g else (), p.structural if p else (), g, p),
                 operator=_diff(g.operators if g else (), p.operators if p else (), g, p),
                 variable=_diff(_vars(g, values), _vars(p, values), g, p),
