@@ -546,6 +546,13 @@ ChunkResult = tuple[list[dict], list[dict]]  # example rows, result rows
 
 def _run_chunk(tasks: Sequence[Task]) -> ChunkResult:
     """Evaluate a chunk: for each example, its gold once, then every pending model's prediction."""
+    from sqltriage.core.gc_budget import batch_collections
+
+    with batch_collections():  # parse trees are cyclic garbage: collect it in fewer, larger passes
+        return _evaluate_chunk(tasks)
+
+
+def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
     dataset: Dataset = _STATE["dataset"]
     options: EvalOptions = _STATE["options"]
     preds: dict[str, tuple[str, ...]] = _STATE["predictions"]

@@ -116,3 +116,22 @@ def test_eval_stores_the_audit_and_the_facets_list_it(small_spider: Path, tmp_pa
     chosen = facets.apply(prepared, facets.Filters().toggled("outcome", "gold suspect: only NULLs"))
     assert chosen.get_column("index").to_list() == [2]
     assert pl.Series(chosen.get_column("gold_suspect")).to_list() == ["only NULLs"]
+
+
+def test_auditing_from_gold_parse_agrees_with_reading_the_text_again(
+    spider_dev: Path, dev: list[dict]
+) -> None:
+    """The evaluation hands the audit gold's parse; the verdicts must be those of the text read anew."""
+    from sqltriage.core.sql.parse import parse_sql
+
+    golds = [e["query"] for e in dev if e["db_id"] in ("world_1", "concert_singer") and "LIMIT" in e["query"]]
+    golds += ['SELECT Name FROM country WHERE Continent = "Asia" ORDER BY Population LIMIT 1 ;']
+    tied = 0
+    for gold in golds:
+        db_id = "world_1" if "country" in gold.lower() or "city" in gold.lower() else "concert_singer"
+        db = spider_dev / "database" / db_id / f"{db_id}.sqlite"
+        result = execute(db, gold)
+        anew = audit_gold(gold, result, lambda q, db=db: execute(db, q))
+        assert audit_gold(gold, result, lambda q, db=db: execute(db, q), parse_sql(gold)) == anew, gold
+        tied += anew.tie is not None
+    assert len(golds) > 20 and tied >= 1

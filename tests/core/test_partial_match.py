@@ -142,3 +142,23 @@ def test_jaccard_edges() -> None:
     assert jaccard([], []) == 1.0
     assert jaccard(["a"], []) == 0.0
     assert jaccard(["a", "b"], ["b", "c"]) == pytest.approx(1 / 3)
+
+
+def test_subquery_texts_are_the_nested_queries_written_out() -> None:
+    """Kept as nodes until shown; then each slot's text is that subquery alone, and stays the same."""
+    m = partial_match(PAPER_GOLD, PAPER_PRED)
+    texts = [s.gold_sql for s in m.subqueries]
+    assert texts[1:] == [
+        "SELECT AVG(age) FROM students WHERE age > 17",
+        "SELECT grade FROM best_grades",
+    ]
+    assert texts[0] == PAPER_GOLD and [s.gold_sql for s in m.subqueries] == texts
+    plain = m.subqueries[1].as_dict()
+    assert list(plain) == ["level", "position", "gold_sql", "pred_sql", "structural", "operator", "variable"]
+    assert plain["gold_sql"] == texts[1] and plain["pred_sql"] is None
+    assert plain["structural"] == {
+        "gold_only": ("select", "from", "where"),
+        "pred_only": (),
+        "both": (),
+        "score": 0.0,
+    }

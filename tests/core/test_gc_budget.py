@@ -1,0 +1,39 @@
+"""The evaluation's garbage-collection setting is its own: the process gets its setting back."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+from sqltriage.core.gc_budget import BATCH_THRESHOLD, batch_collections
+
+
+def test_the_batch_setting_holds_inside_and_the_process_setting_returns() -> None:
+    before = gc.get_threshold()
+    with batch_collections():
+        assert gc.get_threshold() == BATCH_THRESHOLD
+        assert gc.get_freeze_count() > 0  # what existed before the batch is left out of its scans
+        with batch_collections():  # nested: still the batch setting
+            assert gc.get_threshold() == BATCH_THRESHOLD
+        assert gc.get_threshold() == BATCH_THRESHOLD
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_overlapping_blocks_in_threads_restore_the_process_setting() -> None:
+    before = gc.get_threshold()
+    entered, release = threading.Barrier(2), threading.Event()
+
+    def batch() -> None:
+        with batch_collections():
+            entered.wait()
+            release.wait()
+
+    other = threading.Thread(target=batch)
+    other.start()
+    with batch_collections():
+        entered.wait()
+        release.set()  # the other thread leaves first, while this block still runs
+        other.join()
+        assert gc.get_threshold() == BATCH_THRESHOLD
+    assert gc.get_threshold() == before
