@@ -3,7 +3,8 @@
 Options: `--runs N` (repetitions of each eval figure, default 3), `--rounds N` (key presses per app
 figure, default 10), `--only eval|app|testsuite|official` (one part), `--workspace FILE` (reuse a Spider
 dev × 8 workspace for the app half instead of evaluating one), `--official PATH` (the official evaluator's
-folder for the side-by-side figure). See docs/benchmarks.md for what each figure measures.
+folder for the side-by-side figure), `--busy N` (N other processes spinning on the CPU throughout: the figures
+for a busy machine). See docs/benchmarks.md for what each figure measures.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from tests.bench.harness import (
     SPIDER_DEV,
     Figure,
+    busy_machine,
     load_average,
     run_process,
     spider_predictions,
@@ -47,6 +49,13 @@ def main(argv: list[str] | None = None) -> int:
         help="folder of the official Spider evaluator (test-suite-sql-eval) for the side-by-side figure "
         "(default: $SQLTRIAGE_OFFICIAL_EVAL; skipped when neither is set)",
     )
+    parser.add_argument(
+        "--busy",
+        type=int,
+        default=0,
+        metavar="N",
+        help="keep N other processes spinning on the CPU during the run: figures for a busy machine (default 0)",
+    )
     args = parser.parse_args(argv)
     if not (SPIDER_DEV / "dev.json").exists():
         print(f"Spider dev not found at {SPIDER_DEV}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
@@ -57,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     load_before = load_average()
     figures: list[Figure] = []
-    with tempfile.TemporaryDirectory(prefix="sqltriage-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="sqltriage-bench-") as tmp, busy_machine(args.busy):
         # A user cache folder of the benchmark's own: "cold" means nothing cached, not even question features.
         os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "user-cache")
         cached = Path(args.workspace) if args.workspace else None
@@ -75,9 +84,10 @@ def main(argv: list[str] | None = None) -> int:
                 print("evaluating Spider dev × 8 for the app benchmarks…", file=sys.stderr)
                 run_process(eval_bench.eval_cmd(cached, spider_predictions()))
             figures += tui_bench.run(args.rounds, cached)
+    busy = f"; {args.busy} other processes kept spinning on the CPU throughout" if args.busy else ""
     print(
         f"sqltriage benchmarks — {platform.python_version()}, {platform.machine()}, load before {load_before}, "
-        f"after {load_average()}; {time.perf_counter() - started:.0f} s in all"
+        f"after {load_average()}; {time.perf_counter() - started:.0f} s in all{busy}"
     )
     print(table(figures))
     missed = [f for f in figures if f.verdict() == "MISSED"]

@@ -13,7 +13,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -214,3 +215,24 @@ def load_average() -> str:
     except OSError:
         return "unknown"
     return f"{one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
+@contextmanager
+def busy_machine(processes: int) -> Iterator[None]:
+    """`processes` other programs spinning on the CPU for the time of the block: a busy machine on demand.
+
+    A figure "with the machine busy" then means the same thing from one run to the next, instead of
+    whatever else happened to run. The spinners are plain interpreters at normal priority, stopped at the end.
+    """
+    spinners = [
+        subprocess.Popen([PYTHON, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
+        for _ in range(processes)
+    ]
+    try:
+        time.sleep(0.5 if spinners else 0)  # let them take their share before anything is timed
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+        for spinner in spinners:
+            spinner.wait()
