@@ -331,10 +331,15 @@ def execute(
     return replace(
         result,
         sql=sql,
-        db_path=Path(db_path) if db_path is not None else None,
+        db_path=_as_path(db_path) if db_path is not None else None,
         timeout=timeout,
         max_rows=max_rows,
     )
+
+
+def _as_path(path: Path | str) -> Path:
+    """A Path as it is (building a Path parses it again: noticeable at several per query), else one."""
+    return path if isinstance(path, Path) else Path(path)
 
 
 def _execute(db_path: Path | None, sql: str, timeout: float, max_rows: int) -> ExecResult:
@@ -343,7 +348,7 @@ def _execute(db_path: Path | None, sql: str, timeout: float, max_rows: int) -> E
         return _failure("db_missing", "no database for this example", started)
     if not sql or not sql.strip():
         return _failure("empty", "empty query", started)
-    db_path = Path(db_path)
+    db_path = _as_path(db_path)
     try:
         st = os.stat(db_path)
     except OSError:
@@ -464,7 +469,7 @@ class GoldResultCache:
         timeout: float = DEFAULT_TIMEOUT,
         max_rows: int = DEFAULT_MAX_ROWS,
     ) -> ExecResult:
-        digest = self._digest(Path(db_path)) if db_path is not None else None
+        digest = self._digest(_as_path(db_path)) if db_path is not None else None
         if digest is None:  # missing or unreadable: nothing worth caching
             return execute(db_path, gold_sql, timeout=timeout, max_rows=max_rows)
         key = (digest, gold_sql, timeout, max_rows)

@@ -183,9 +183,19 @@ def _toward_gold(pred: AuthorsUnit, gold: AuthorsUnit) -> tuple[str, ...]:
 
 def jaccard_list(a: Sequence[str], b: Sequence[str]) -> float:
     """Jaccard similarity where a repeated item counts once per occurrence (multiset); 1.0 when both empty."""
-    ca, cb = Counter(a), Counter(b)
-    union = sum((ca | cb).values())
-    return sum((ca & cb).values()) / union if union else 1.0
+    # |A ∩ B| counts each item min(times in a, times in b); |A ∪ B| = |a| + |b| - |A ∩ B|. Plain dict
+    # counting: Counter's `|` and `&` cost more than the whole comparison.
+    left: dict[str, int] = {}
+    for item in a:
+        left[item] = left.get(item, 0) + 1
+    both = 0
+    for item in b:
+        n = left.get(item, 0)
+        if n:
+            left[item] = n - 1
+            both += 1
+    union = len(a) + len(b) - both
+    return both / union if union else 1.0
 
 
 # ----- the units -----

@@ -310,7 +310,6 @@ def _walk(
     if isinstance(node, _QUERY):
         unit.nest(clause, node)
         return
-    children: list[exp.Expression] = list(node.iter_expressions())
     if isinstance(node, exp.Column):
         if not isinstance(node.this, exp.Star):  # `T1.*`: not a variable, as `*`
             unit.variables.append(_column_item(node, ctx))
@@ -321,6 +320,7 @@ def _walk(
         unit.variables.append(f"value:{normalise_value(node)}")
         unit.n_values += 1
         return
+    children: list[exp.Expression] = list(node.iter_expressions())
     if operators:
         found = _operator(node)
         if found is not None and not (comparisons_only and found[0] != "C"):

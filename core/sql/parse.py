@@ -209,6 +209,8 @@ def _has_column(schema: Schema, table: str, column: str) -> bool:
 
 
 def _double_quoted_strings(tree: exp.Expression, text: str, schema: Schema | None) -> None:
+    if '"' not in text:
+        return  # only a name written in double quotes can be a string (checked at its start below)
     known: set[str] | None = None
     if schema is not None:
         known = {c.name.lower() for t in schema.tables for c in t.columns}

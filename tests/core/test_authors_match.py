@@ -118,3 +118,9 @@ def test_a_clause_out_of_place_is_rejected_by_their_parser_as_by_sqlite() -> Non
 def test_is_not_null_is_an_operator_not_a_crash() -> None:
     m = authors_partial_match("SELECT name FROM singer", "SELECT name FROM singer WHERE age IS NOT NULL")
     assert m.raises is None and m.om == 0.0
+
+
+def test_multiset_jaccard_counts_shared_occurrences() -> None:
+    assert jaccard_list(["a", "a", "b"], ["a", "b", "b", "c"]) == pytest.approx(2 / 5)  # a, b of a a b b c
+    assert jaccard_list(["x", "x"], ["x", "x"]) == 1.0
+    assert jaccard_list([], []) == 1.0 and jaccard_list(["a"], []) == 0.0

@@ -111,3 +111,13 @@ def test_pretty_is_canonical_and_falls_back() -> None:
     assert pretty("select  name\nfrom singer;") == pretty("SELECT name FROM singer")
     assert "\n" in pretty("SELECT name FROM singer WHERE age > 3")
     assert pretty("SELEC oops") == "SELEC oops"
+
+
+def test_sqlite_syntax_verdicts_follow_the_text_asked_about() -> None:
+    """The last verdict is reused for the same text only: alternating texts keep their own answers."""
+    from sqltriage.core.sql.sqlite_syntax import sqlite_syntax_error
+
+    bad, good = "SELECT name FROM singer GROUP BY name WHERE age > 3", "SELECT name FROM singer"
+    for sql in (bad, bad, good, good, bad, " SELECT name FROM singer ;"):
+        found = sqlite_syntax_error(sql)
+        assert (found is not None and "syntax error" in found) if sql == bad else found is None
