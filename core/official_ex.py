@@ -54,12 +54,19 @@ def official_order_matters(gold_sql: str) -> bool:
     return "order by" in official_gold_text(gold_sql).lower()
 
 
+_TYPE_TEXT: dict[type, str] = {}  # str(type) per type: "<class 'int'>", made once, not once per value
+
+
 def _typed_text(value: object) -> str:
-    return f"{value}{type(value)}"
+    kind = type(value)
+    text = _TYPE_TEXT.get(kind)
+    if text is None:
+        text = _TYPE_TEXT[kind] = str(kind)
+    return f"{value}{text}"
 
 
 def _sorted_row(row: tuple) -> tuple:
-    return tuple(sorted(row, key=_typed_text))
+    return tuple(sorted(row, key=_typed_text)) if len(row) > 1 else row
 
 
 def passes_row_sort(gold: Rows, pred: Rows, ordered: bool) -> bool:
@@ -88,18 +95,22 @@ def official_verdict(gold: ExecResult, pred: ExecResult, gold_sql: str, pred_sql
             return 0  # the official run returns no rows (or fails): never the gold's rows
         return None
     ordered = official_order_matters(gold_sql)
-    if _sort_rejects(gold, pred, ordered):
-        return 0
-    return compare(gold, pred, "spider", order_matters=ordered)
+    verdict = compare(gold, pred, "spider", order_matters=ordered)
+    return 0 if verdict == 1 and _sort_tells_apart(gold, pred, ordered) else verdict
 
 
 def _sort_rejects(gold: ExecResult, pred: ExecResult, ordered: bool) -> bool:
     """The results match, yet the official pre-check's sort by text and type tells them apart."""
+    return compare(gold, pred, "spider", order_matters=ordered) == 1 and _sort_tells_apart(
+        gold, pred, ordered
+    )
+
+
+def _sort_tells_apart(gold: ExecResult, pred: ExecResult, ordered: bool) -> bool:
+    """The official pre-check (each row's values sorted by text and type) finds the results different."""
     if not (gold.ok and pred.ok and gold.rows and len(gold.rows) == len(pred.rows)):
         return False
-    if passes_row_sort(gold.rows, pred.rows, ordered):
-        return False
-    return compare(gold, pred, "spider", order_matters=ordered) == 1
+    return not passes_row_sort(gold.rows, pred.rows, ordered)
 
 
 def explain(

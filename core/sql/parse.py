@@ -9,13 +9,21 @@ with a schema and by position (the value side of a comparison) without one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
-import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 
 from sqltriage.core.model import Schema
 
 DIALECT = "sqlite"
+
+
+@cache
+def sqlite_dialect() -> Dialect:
+    """One dialect instance for every parse (a lookup by name builds a new one each time)."""
+    return Dialect.get_or_raise(DIALECT)
+
 
 # Predicates whose right-hand side is a value in the queries people write.
 _VALUE_SIDE = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike, exp.Glob)
@@ -40,7 +48,7 @@ def parse_sql(sql: str, schema: Schema | None = None) -> ParsedQuery:
     if not body:
         return ParsedQuery(sql, None, "empty query")
     try:
-        trees = [t for t in sqlglot.parse(body, read=DIALECT) if t is not None]
+        trees = [t for t in sqlite_dialect().parse(body) if t is not None]
     except RecursionError:
         return ParsedQuery(sql, None, "query too deeply nested to parse")
     except Exception as exc:  # sqlglot raises ParseError, TokenError and, on odd input, others

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
 
 from sqltriage.core.model import Schema
+from sqltriage.core.sql.parse import sqlite_dialect
 
 WHERE_OPS = ("not", "between", "=", ">", "<", ">=", "<=", "!=", "in", "like", "is", "exists")
 UNIT_OPS = ("none", "-", "+", "*", "/")
@@ -180,7 +180,7 @@ def clause_order_error(sql: str) -> str | None:
     if not _SUSPECT.search(sql):
         return None
     try:
-        tokens = Dialect.get_or_raise("sqlite").tokenize(sql)
+        tokens = sqlite_dialect().tokenize(sql)
     except Exception:  # the parse itself reports unreadable text
         return None
     depth_rank = [0]
