@@ -292,8 +292,16 @@ def _decode_text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
+_SIZED = (str, bytes)  # a tuple: isinstance against a `str | bytes` union is twice as slow
+
+
 def _row_bytes(rows: list[tuple]) -> int:
-    return sum(len(v) for row in rows for v in row if isinstance(v, str | bytes))
+    size = 0
+    for row in rows:  # plain loops: a generator expression adds a frame switch per fetched value
+        for v in row:
+            if isinstance(v, _SIZED):
+                size += len(v)
+    return size
 
 
 def _kind_of(exc: Exception, guard: _Guard, conn: sqlite3.Connection, sql: str) -> str:
