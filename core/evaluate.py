@@ -610,6 +610,8 @@ def fill_cached_features(dataset: Dataset, workspace: Workspace, pipeline: str |
     """
     from sqltriage.core import feature_cache
 
+    if feature_cache.none_anywhere(workspace):
+        return "not computed"
     key = feature_cache.feature_key(dataset, pipeline)
     if feature_cache.workspace_has(workspace, key):
         return "cached"

@@ -17,7 +17,6 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +48,8 @@ def definitions_digest() -> str:
 
 @cache
 def _version(distribution: str) -> str:
+    from importlib import metadata  # only when a key is computed: its import alone costs ~12 ms
+
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
@@ -179,6 +180,20 @@ def cached(dataset: Dataset, pipeline: str | None = None) -> FeatureRows | None:
 
 def workspace_has(workspace: Workspace, key: str) -> bool:
     return workspace.get_meta(WORKSPACE_META_KEY) == key
+
+
+def none_anywhere(workspace: Workspace) -> bool:
+    """True when neither the workspace nor the user cache holds features under any key.
+
+    Then no key can match, and computing one (package versions, the definitions' digest) is skipped.
+    """
+    if workspace.get_meta(WORKSPACE_META_KEY) is not None:
+        return False
+    try:
+        with os.scandir(user_cache_dir() / "features") as entries:
+            return not any(e.name.endswith(".json") for e in entries)
+    except OSError:  # no folder yet: nothing was ever cached
+        return True
 
 
 def write_to_workspace(workspace: Workspace, features: FeatureRows) -> None:

@@ -346,9 +346,9 @@ def _operator(node: exp.Expression) -> tuple[str, str, exp.Expression | None] | 
     negate = bool(node.args.get("negate"))
     if isinstance(node, exp.AggFunc):
         return "Ag", node.key.lower(), None
-    for cls, name in _COMPARISON.items():
-        if type(node) is cls:
-            return "C", name, None
+    name = _COMPARISON.get(type(node))  # exact types, as `type(node) is cls` compared them one by one
+    if name is not None:
+        return "C", name, None
     if isinstance(node, exp.Between):
         return "C", "not between" if negate else "between", None
     if isinstance(node, exp.And):
@@ -358,9 +358,9 @@ def _operator(node: exp.Expression) -> tuple[str, str, exp.Expression | None] | 
     if isinstance(node, (exp.Like, exp.ILike, exp.Glob)):
         name = "glob" if isinstance(node, exp.Glob) else "like"
         return "Li", _negate(name) if negate else name, None
-    for cls, name in _ARITHMETIC.items():
-        if type(node) is cls:
-            return "Ar", name, None
+    name = _ARITHMETIC.get(type(node))
+    if name is not None:
+        return "Ar", name, None
     if isinstance(node, exp.In):
         return "Me", "not in" if negate else "in", None
     if isinstance(node, exp.Exists):

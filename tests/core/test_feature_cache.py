@@ -123,3 +123,17 @@ def test_eval_reports_missing_features_and_computes_them_after_the_tables(
     out, _ = capsys.readouterr()
     assert json.loads(out)["run"]["features"] == "cached"
     assert stored_features(tmp_path / "c.db") == stored_features(tmp_path / "b.db")
+
+
+def test_no_key_is_computed_when_nothing_is_cached_anywhere(own_cache: Path, tmp_path: Path) -> None:
+    """A cold eval skips the key (package versions, the definitions' digest): no key could match."""
+    with Workspace.open(tmp_path / "ws.sqltriage.db") as ws:
+        assert feature_cache.none_anywhere(ws)
+        (own_cache / "sqltriage" / "features").mkdir(parents=True)
+        assert feature_cache.none_anywhere(ws)  # an empty folder holds nothing either
+        (own_cache / "sqltriage" / "features" / "some-key.json").write_text("{}", encoding="utf-8")
+        assert not feature_cache.none_anywhere(ws)
+    with Workspace.open(tmp_path / "other.sqltriage.db") as ws:
+        ws.set_meta(feature_cache.WORKSPACE_META_KEY, "some-key")
+        (own_cache / "sqltriage" / "features" / "some-key.json").unlink()
+        assert not feature_cache.none_anywhere(ws)  # the workspace holds features itself
