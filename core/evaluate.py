@@ -156,11 +156,13 @@ def _init_worker(
     quiet: bool = False,
 ) -> None:
     from sqltriage.core.execution import GoldResultCache
+    from sqltriage.core.gold_analysis import GoldAnalyses
 
     if quiet:
         _quiet_worker()
 
     _STATE.update(dataset=dataset, predictions=predictions, options=options, gold_cache=GoldResultCache())
+    _STATE.update(gold_analyses=GoldAnalyses())
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,19 +206,22 @@ class AlternativeGold:
     spider_result: Any  # ExecResult of spider_sql(sql)
 
 
-def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None) -> GoldContext:
+def gold_context(
+    example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None, analyses: Any = None
+) -> GoldContext:
+    """`analyses` (gold_analysis.GoldAnalyses), when given, shares the parse and the audit of a gold query
+    between the examples that ask it of the same database."""
     from sqltriage.core.execution import execute, spider_sql
+    from sqltriage.core.gold_analysis import GoldAnalyses, GoldAnalysis
     from sqltriage.core.official_ex import official_gold_text
-    from sqltriage.core.sql.categories import subqueries
-    from sqltriage.core.sql.parse import ParsedQuery, parse_sql
 
     schema = dataset.schemas.get(example.db_id)
     db_path = dataset.db_path(example.db_id)
-    try:
-        parsed = parse_sql(example.gold_sql, schema)
-        subs = subqueries(parsed, schema) if parsed.ok else ()
-    except (RecursionError, MemoryError, ValueError) as exc:  # too deep or large to walk: unparsed, not fatal
-        parsed, subs = ParsedQuery(example.gold_sql, None, f"cannot be analysed ({type(exc).__name__})"), ()
+    memo: GoldAnalyses = analyses if analyses is not None else GoldAnalyses()
+    known: GoldAnalysis = memo.analysis(
+        (example.gold_sql, example.db_id), lambda: _analyse_gold(example.gold_sql, schema)
+    )
+    parsed, subs = known.parsed, known.subs
     result = spider_result = official_result = None
     if db_path is not None:
         run = cache.get if cache is not None else (lambda p, q, t, r: execute(p, q, timeout=t, max_rows=r))
@@ -227,12 +232,15 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         if (official := official_gold_text(example.gold_sql)) != text:
             official_result = run(db_path, official, options.timeout, options.max_rows)
     audit = None
-    if db_path is not None:
+    if db_path is not None and known.audited:
+        audit = known.audit  # the same text on the same file: the same results, the same audit
+    elif db_path is not None:
         from sqltriage.core.gold_audit import audit_gold
 
         audit = audit_gold(
             example.gold_sql, result, lambda q: run(db_path, q, options.timeout, options.max_rows), parsed
         )
+        known.audit, known.audited = audit, True
     alternatives: list[AlternativeGold] = []
     if db_path is not None and (example.alternatives or example.accepted):
         from sqltriage.core.alternatives import labelled
@@ -256,6 +264,19 @@ def gold_context(example: Example, dataset: Dataset, options: EvalOptions, cache
         audit=audit,
         alternatives=tuple(alternatives),
     )
+
+
+def _analyse_gold(gold_sql: str, schema: Any) -> Any:
+    """A gold query's parse and subqueries (gold_analysis.GoldAnalysis); one too deep to walk is unparsed."""
+    from sqltriage.core.gold_analysis import GoldAnalysis
+    from sqltriage.core.sql.categories import subqueries
+    from sqltriage.core.sql.parse import ParsedQuery, parse_sql
+
+    try:
+        parsed = parse_sql(gold_sql, schema)
+        return GoldAnalysis(parsed, subqueries(parsed, schema) if parsed.ok else ())
+    except (RecursionError, MemoryError, ValueError) as exc:  # too deep or large to walk: unparsed, not fatal
+        return GoldAnalysis(ParsedQuery(gold_sql, None, f"cannot be analysed ({type(exc).__name__})"), ())
 
 
 def with_neighbours(gold: GoldContext, dataset: Dataset, options: EvalOptions) -> GoldContext:
@@ -348,11 +369,17 @@ def _neighbours_task(db_id: str) -> None:
     neighbours_of(db_id, _STATE["dataset"], _STATE["options"])
 
 
-def _gold_row(gold: GoldContext) -> dict[str, Any]:
+def _gold_row(gold: GoldContext, analyses: Any = None) -> dict[str, Any]:
     from sqltriage.core.reasoning import reasoning_for, reasoning_label
     from sqltriage.core.sql.categories import categorize
 
-    cats = categorize(gold.parsed, gold.schema, subs=gold.subs)
+    known = analyses.get((gold.example.gold_sql, gold.example.db_id)) if analyses is not None else None
+    if known is not None and known.categories is not None:
+        cats = known.categories  # an earlier example with the same gold on the same database
+    else:
+        cats = categorize(gold.parsed, gold.schema, subs=gold.subs)
+        if known is not None:
+            known.categories = cats
     result = gold.result
     reasoning = reasoning_for(gold.example, gold.parsed)
     return {
@@ -559,11 +586,12 @@ def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
     example_rows: list[dict] = []
     result_rows: list[dict] = []
     for idx, need_gold, models in tasks:
-        gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"])
+        analyses = _STATE.get("gold_analyses")
+        gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"], analyses)
         if options.neighbours > 0 and models and gold.result is not None:
             gold = with_neighbours(gold, dataset, options)
         if need_gold:
-            example_rows.append(_gold_row(gold))
+            example_rows.append(_gold_row(gold, analyses))
         for model in models:
             row = evaluate_pair(gold, preds[model][idx], options)
             row["model"] = model

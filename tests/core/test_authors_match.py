@@ -124,3 +124,13 @@ def test_multiset_jaccard_counts_shared_occurrences() -> None:
     assert jaccard_list(["a", "a", "b"], ["a", "b", "b", "c"]) == pytest.approx(2 / 5)  # a, b of a a b b c
     assert jaccard_list(["x", "x"], ["x", "x"]) == 1.0
     assert jaccard_list([], []) == 1.0 and jaccard_list(["a"], []) == 0.0
+
+
+def test_a_gold_parse_reused_for_many_predictions_scores_each_as_if_read_anew() -> None:
+    from sqltriage.core.sql.parse import parse_sql
+
+    for gold_sql in ("SELECT name FROM singer WHERE age IS NULL", "SELECT name FROM singer WHERE age > 3"):
+        gold = parse_sql(gold_sql)  # one parse for every prediction, as an evaluation passes it
+        for pred in ("SELECT name FROM singer", "SELECT name FROM singer WHERE age > 3", "SELECT age FROM t"):
+            assert authors_partial_match(gold, pred) == authors_partial_match(gold_sql, pred)
+    assert authors_partial_match(parse_sql("SELECT a FROM t WHERE b IS NULL"), "SELECT a FROM t").raises

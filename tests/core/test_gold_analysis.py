@@ -1,0 +1,51 @@
+"""Examples that ask the same gold query of the same database share one analysis, with the same results."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from sqltriage.core.datasets import load_dataset
+from sqltriage.core.evaluate import EvalOptions, _gold_row, evaluate_pair, gold_context
+from sqltriage.core.execution import GoldResultCache
+from sqltriage.core.gold_analysis import GoldAnalyses
+from sqltriage.core.model import Dataset
+
+OPTIONS = EvalOptions(timeout=5.0, jobs=1)
+
+
+@pytest.fixture(scope="module")
+def dev(spider_dev: Path) -> Dataset:
+    return load_dataset(spider_dev)
+
+
+def shared_golds(dataset: Dataset, db_ids: tuple[str, ...]) -> list[list[int]]:
+    """Indexes of the examples asking one gold query of one database, for the groups of two or more."""
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for e in dataset.examples:
+        if e.db_id in db_ids:
+            groups[(e.gold_sql, e.db_id)].append(e.index)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def untimed(row: dict) -> dict:
+    return {k: v for k, v in row.items() if not k.endswith("_elapsed")}
+
+
+def test_a_shared_gold_is_analysed_once_and_scores_as_if_alone(dev: Dataset) -> None:
+    groups = shared_golds(dev, ("concert_singer", "world_1", "car_1"))
+    assert len(groups) > 20  # Spider dev asks most gold queries twice
+    analyses, cache = GoldAnalyses(), GoldResultCache()
+    for group in groups:
+        shared = [gold_context(dev.examples[i], dev, OPTIONS, cache, analyses) for i in group]
+        assert all(g.parsed is shared[0].parsed and g.subs is shared[0].subs for g in shared)
+        for i, gold in zip(group, shared, strict=True):
+            alone = gold_context(dev.examples[i], dev, OPTIONS)  # no memo, no result cache
+            assert gold.parsed.tree == alone.parsed.tree and gold.subs == alone.subs
+            assert gold.audit == alone.audit
+            assert untimed(_gold_row(gold, analyses)) == untimed(_gold_row(alone))
+            pred = dev.examples[group[-1]].gold_sql.replace("SELECT", "SELECT DISTINCT", 1)
+            assert untimed(evaluate_pair(gold, pred, OPTIONS)) == untimed(evaluate_pair(alone, pred, OPTIONS))
+    assert len(analyses) == len(groups)
