@@ -156,13 +156,13 @@ def _init_worker(
     quiet: bool = False,
 ) -> None:
     from sqltriage.core.execution import GoldResultCache
-    from sqltriage.core.gold_analysis import GoldAnalyses
+    from sqltriage.core.shared_analyses import RecentAnalyses
 
     if quiet:
         _quiet_worker()
 
     _STATE.update(dataset=dataset, predictions=predictions, options=options, gold_cache=GoldResultCache())
-    _STATE.update(gold_analyses=GoldAnalyses())
+    _STATE.update(gold_analyses=RecentAnalyses(), pred_analyses=RecentAnalyses())
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,16 +209,16 @@ class AlternativeGold:
 def gold_context(
     example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None, analyses: Any = None
 ) -> GoldContext:
-    """`analyses` (gold_analysis.GoldAnalyses), when given, shares the parse and the audit of a gold query
-    between the examples that ask it of the same database."""
+    """`analyses` (shared_analyses.RecentAnalyses), when given, shares the parse and the audit of a gold
+    query between the examples that ask it of the same database."""
     from sqltriage.core.execution import execute, spider_sql
-    from sqltriage.core.gold_analysis import GoldAnalyses, GoldAnalysis
     from sqltriage.core.official_ex import official_gold_text
+    from sqltriage.core.shared_analyses import QueryAnalysis, RecentAnalyses
 
     schema = dataset.schemas.get(example.db_id)
     db_path = dataset.db_path(example.db_id)
-    memo: GoldAnalyses = analyses if analyses is not None else GoldAnalyses()
-    known: GoldAnalysis = memo.analysis(
+    memo: RecentAnalyses = analyses if analyses is not None else RecentAnalyses()
+    known: QueryAnalysis = memo.analysis(
         (example.gold_sql, example.db_id), lambda: _analyse_gold(example.gold_sql, schema)
     )
     parsed, subs = known.parsed, known.subs
@@ -267,16 +267,24 @@ def gold_context(
 
 
 def _analyse_gold(gold_sql: str, schema: Any) -> Any:
-    """A gold query's parse and subqueries (gold_analysis.GoldAnalysis); one too deep to walk is unparsed."""
-    from sqltriage.core.gold_analysis import GoldAnalysis
-    from sqltriage.core.sql.categories import subqueries
-    from sqltriage.core.sql.parse import ParsedQuery, parse_sql
+    """A gold query's parse and subqueries; one too deep or large to walk is unparsed, not fatal."""
+    from sqltriage.core.shared_analyses import QueryAnalysis
+    from sqltriage.core.sql.parse import ParsedQuery
 
     try:
-        parsed = parse_sql(gold_sql, schema)
-        return GoldAnalysis(parsed, subqueries(parsed, schema) if parsed.ok else ())
-    except (RecursionError, MemoryError, ValueError) as exc:  # too deep or large to walk: unparsed, not fatal
-        return GoldAnalysis(ParsedQuery(gold_sql, None, f"cannot be analysed ({type(exc).__name__})"), ())
+        return _analyse_query(gold_sql, schema)
+    except (RecursionError, MemoryError, ValueError) as exc:
+        return QueryAnalysis(ParsedQuery(gold_sql, None, f"cannot be analysed ({type(exc).__name__})"), ())
+
+
+def _analyse_query(sql: str, schema: Any) -> Any:
+    """A query's parse and subqueries (shared_analyses.QueryAnalysis); raises where the walk cannot go."""
+    from sqltriage.core.shared_analyses import QueryAnalysis
+    from sqltriage.core.sql.categories import subqueries
+    from sqltriage.core.sql.parse import parse_sql
+
+    parsed = parse_sql(sql, schema)
+    return QueryAnalysis(parsed, subqueries(parsed, schema) if parsed.ok else ())
 
 
 def with_neighbours(gold: GoldContext, dataset: Dataset, options: EvalOptions) -> GoldContext:
@@ -405,18 +413,25 @@ def _gold_row(gold: GoldContext, analyses: Any = None) -> dict[str, Any]:
     }
 
 
-def _analyse_pair(gold: GoldContext, pred_sql: str) -> dict[str, Any]:
-    """Parse-based metrics: categories, exact match, partial match."""
+def _analyse_pair(gold: GoldContext, pred_sql: str, analyses: Any = None) -> dict[str, Any]:
+    """Parse-based metrics: categories, exact match, partial match.
+
+    `analyses` (shared_analyses.RecentAnalyses) shares a prediction's parse, subqueries and categories
+    with the neighbouring examples that predict the same text on the same database.
+    """
+    from sqltriage.core.shared_analyses import RecentAnalyses
     from sqltriage.core.sql.authors_match import authors_columns, authors_partial_match
-    from sqltriage.core.sql.categories import categorize, subqueries
+    from sqltriage.core.sql.categories import categorize
     from sqltriage.core.sql.exact_match import exact_match
-    from sqltriage.core.sql.parse import parse_sql
     from sqltriage.core.sql.partial_match import partial_match
 
     schema = gold.schema
-    pred_parsed = parse_sql(pred_sql, schema)
-    pred_subs = subqueries(pred_parsed, schema) if pred_parsed.ok else ()
-    cats = categorize(pred_parsed, schema, subs=pred_subs)
+    memo: RecentAnalyses = analyses if analyses is not None else RecentAnalyses()
+    known = memo.analysis((pred_sql, gold.example.db_id), lambda: _analyse_query(pred_sql, schema))
+    pred_parsed, pred_subs = known.parsed, known.subs
+    if known.categories is None:
+        known.categories = categorize(pred_parsed, schema, subs=pred_subs)
+    cats = known.categories
     out: dict[str, Any] = {
         "parse_ok": int(pred_parsed.ok),
         "parse_error": pred_parsed.error,
@@ -503,7 +518,9 @@ def _match_alternatives(
                         outcomes["official_quirk"] = OFFICIAL_QUIRK
 
 
-def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dict[str, Any]:
+def evaluate_pair(
+    gold: GoldContext, pred_sql: str, options: EvalOptions, analyses: Any = None
+) -> dict[str, Any]:
     """Every metric for one (example, prediction); never raises for a bad prediction.
 
     A prediction too deep or too large for the SQL analysis still runs: the analysis failure is its error,
@@ -512,7 +529,7 @@ def evaluate_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> dic
     row: dict[str, Any] = {"idx": gold.example.index, "pred_sql": pred_sql}
     pred_result = None
     try:
-        row.update(_analyse_pair(gold, pred_sql))
+        row.update(_analyse_pair(gold, pred_sql, analyses))
     except (RecursionError, MemoryError, ValueError) as exc:
         reason = f"cannot be analysed ({type(exc).__name__})"
         row.update(parse_ok=0, parse_error=reason, pred_structural="", pred_operators="")
@@ -593,7 +610,7 @@ def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
         if need_gold:
             example_rows.append(_gold_row(gold, analyses))
         for model in models:
-            row = evaluate_pair(gold, preds[model][idx], options)
+            row = evaluate_pair(gold, preds[model][idx], options, _STATE.get("pred_analyses"))
             row["model"] = model
             result_rows.append(row)
     return example_rows, result_rows

@@ -59,9 +59,12 @@ def arithmetic_in_sql(sql: str | ParsedQuery) -> tuple[str, ...]:
     if not parsed.ok or parsed.tree is None:
         return ()
     kinds = {exp.Add: "addition", exp.Sub: "subtraction", exp.Mul: "multiplication", exp.Div: "division"}
-    tree = parsed.tree
-    found = [name for node_type, name in kinds.items() if next(tree.find_all(node_type), None) is not None]
-    return _canonical(found)
+    present: set[str] = set()
+    for node in parsed.tree.walk():  # one walk for the four kinds (each `find_all` walked the whole tree)
+        for node_type, name in kinds.items():
+            if isinstance(node, node_type):
+                present.add(name)
+    return _canonical([name for name in kinds.values() if name in present])
 
 
 def reasoning_for(example: Example, parsed: ParsedQuery | None = None) -> Reasoning:

@@ -94,8 +94,8 @@ def authors_partial_match(
     if (misplaced := _clause_out_of_order(pred.sql)) is not None:
         return AuthorsMatch(None, None, None, None, f"their parser would reject it ({misplaced})")
     try:
-        gold_units = _gold_units(gold, schema)
-        pred_units = authors_units(pred, schema)
+        gold_units = _units_of_parse(gold, schema)
+        pred_units = _units_of_parse(pred, schema)
     except AuthorsCodeWouldRaise as exc:
         return AuthorsMatch(None, None, None, None, str(exc))
     except (RecursionError, ValueError) as exc:
@@ -103,25 +103,26 @@ def authors_partial_match(
     return compare_units(gold_units, pred_units)
 
 
-_GOLD_UNITS: dict[int, tuple[ParsedQuery, Schema | None, tuple[AuthorsUnit, ...] | Exception]] = {}
+_UNITS: dict[int, tuple[ParsedQuery, Schema | None, tuple[AuthorsUnit, ...] | Exception]] = {}
 _UNITS_FAIL = (AuthorsCodeWouldRaise, RecursionError, ValueError)
 
 
-def _gold_units(gold: ParsedQuery, schema: Schema | None) -> tuple[AuthorsUnit, ...]:
-    """An evaluation passes one gold parse for every model (and example sharing it): read its units once.
+def _units_of_parse(parsed: ParsedQuery, schema: Schema | None) -> tuple[AuthorsUnit, ...]:
+    """An evaluation passes one gold parse for every model, and shares the parses of repeated queries
+    between neighbouring examples: the units of a parse are read once.
 
     Kept by the parse's identity, with the parse held so that its id is not reused; a failure is kept too
     and raised again, as reading the units again would raise it.
     """
-    hit = _GOLD_UNITS.get(id(gold))
-    if hit is None or hit[0] is not gold or hit[1] is not schema:
+    hit = _UNITS.get(id(parsed))
+    if hit is None or hit[0] is not parsed or hit[1] is not schema:
         try:
-            found: tuple[AuthorsUnit, ...] | Exception = authors_units(gold, schema)
+            found: tuple[AuthorsUnit, ...] | Exception = authors_units(parsed, schema)
         except _UNITS_FAIL as exc:
             found = exc
-        if len(_GOLD_UNITS) >= 256:
-            _GOLD_UNITS.clear()
-        hit = _GOLD_UNITS[id(gold)] = (gold, schema, found)
+        if len(_UNITS) >= 256:
+            _UNITS.clear()
+        hit = _UNITS[id(parsed)] = (parsed, schema, found)
     if isinstance(hit[2], Exception):
         raise hit[2].with_traceback(None)
     return hit[2]

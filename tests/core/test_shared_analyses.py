@@ -1,4 +1,4 @@
-"""Examples that ask the same gold query of the same database share one analysis, with the same results."""
+"""Examples that ask the same query of the same database share one analysis, with the same results."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.evaluate import EvalOptions, _gold_row, evaluate_pair, gold_context
 from sqltriage.core.execution import GoldResultCache
-from sqltriage.core.gold_analysis import GoldAnalyses
 from sqltriage.core.model import Dataset
+from sqltriage.core.shared_analyses import KEPT, RecentAnalyses
 
 OPTIONS = EvalOptions(timeout=5.0, jobs=1)
 
@@ -37,7 +37,7 @@ def untimed(row: dict) -> dict:
 def test_a_shared_gold_is_analysed_once_and_scores_as_if_alone(dev: Dataset) -> None:
     groups = shared_golds(dev, ("concert_singer", "world_1", "car_1"))
     assert len(groups) > 20  # Spider dev asks most gold queries twice
-    analyses, cache = GoldAnalyses(), GoldResultCache()
+    analyses, pred_analyses, cache = RecentAnalyses(), RecentAnalyses(), GoldResultCache()
     for group in groups:
         shared = [gold_context(dev.examples[i], dev, OPTIONS, cache, analyses) for i in group]
         assert all(g.parsed is shared[0].parsed and g.subs is shared[0].subs for g in shared)
@@ -47,5 +47,25 @@ def test_a_shared_gold_is_analysed_once_and_scores_as_if_alone(dev: Dataset) -> 
             assert gold.audit == alone.audit
             assert untimed(_gold_row(gold, analyses)) == untimed(_gold_row(alone))
             pred = dev.examples[group[-1]].gold_sql.replace("SELECT", "SELECT DISTINCT", 1)
-            assert untimed(evaluate_pair(gold, pred, OPTIONS)) == untimed(evaluate_pair(alone, pred, OPTIONS))
-    assert len(analyses) == len(groups)
+            shared_pred = evaluate_pair(gold, pred, OPTIONS, pred_analyses)
+            assert untimed(shared_pred) == untimed(evaluate_pair(alone, pred, OPTIONS))
+    assert 0 < len(analyses) <= KEPT and 0 < len(pred_analyses) <= KEPT
+
+
+def test_only_the_latest_analyses_are_kept_and_a_failed_one_is_not() -> None:
+    from sqltriage.core.shared_analyses import QueryAnalysis
+    from sqltriage.core.sql.parse import parse_sql
+
+    memo = RecentAnalyses(kept=2)
+    made: list[str] = []
+
+    def make(sql: str) -> QueryAnalysis:
+        made.append(sql)
+        return QueryAnalysis(parse_sql(sql), ())
+
+    for sql in ("SELECT 1", "SELECT 1", "SELECT 2", "SELECT 3", "SELECT 1"):
+        assert memo.analysis((sql, "db"), lambda sql=sql: make(sql)).parsed.sql == sql
+    assert made == ["SELECT 1", "SELECT 2", "SELECT 3", "SELECT 1"]  # the first left when the third came
+    with pytest.raises(RecursionError):
+        memo.analysis(("deep", "db"), lambda: (_ for _ in ()).throw(RecursionError()))
+    assert memo.get(("deep", "db")) is None and len(memo) == 2
