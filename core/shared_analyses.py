@@ -10,6 +10,7 @@ latest analyses are kept: repeats are neighbours, and memory stays flat however 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,11 +34,16 @@ class QueryAnalysis:
 
 
 class RecentAnalyses:
-    """The latest analyses of one evaluation, by (SQL, db_id); the oldest leaves first."""
+    """The latest analyses of one evaluation, by (SQL, db_id); the oldest leaves first.
+
+    Thread-safe (a cluster worker may run chunks in threads): an analysis is made outside the lock, and
+    two threads making the same one at once both get a correct one.
+    """
 
     def __init__(self, kept: int = KEPT) -> None:
         self._kept = kept
         self._by_key: dict[Key, QueryAnalysis] = {}
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._by_key)
@@ -50,7 +56,8 @@ class RecentAnalyses:
         found = self._by_key.get(key)
         if found is None:
             found = make()
-            if len(self._by_key) >= self._kept:
-                del self._by_key[next(iter(self._by_key))]
-            self._by_key[key] = found
+            with self._lock:
+                if len(self._by_key) >= self._kept:
+                    del self._by_key[next(iter(self._by_key))]
+                self._by_key[key] = found
         return found
