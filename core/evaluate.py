@@ -156,13 +156,11 @@ def _init_worker(
     quiet: bool = False,
 ) -> None:
     from sqltriage.core.execution import GoldResultCache
-    from sqltriage.core.shared_analyses import RecentAnalyses
 
     if quiet:
         _quiet_worker()
 
     _STATE.update(dataset=dataset, predictions=predictions, options=options, gold_cache=GoldResultCache())
-    _STATE.update(gold_analyses=RecentAnalyses(), pred_analyses=RecentAnalyses())
 
 
 @dataclass(frozen=True, slots=True)
@@ -591,26 +589,36 @@ ChunkResult = tuple[list[dict], list[dict]]  # example rows, result rows
 def _run_chunk(tasks: Sequence[Task]) -> ChunkResult:
     """Evaluate a chunk: for each example, its gold once, then every pending model's prediction."""
     from sqltriage.core.gc_budget import batch_collections
+    from sqltriage.core.sql.authors_match import forget_parses as forget_authors_parses
+    from sqltriage.core.suggest import forget_parses as forget_suggest_parses
 
     with batch_collections():  # parse trees are cyclic garbage: collect it in fewer, larger passes
-        return _evaluate_chunk(tasks)
+        try:
+            return _evaluate_chunk(tasks)
+        finally:
+            # No parse outlives its chunk: its tree is then collected with the chunk's young garbage,
+            # never frozen into the next chunk's batch and left for a full collection.
+            forget_authors_parses()
+            forget_suggest_parses()
 
 
 def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
+    from sqltriage.core.shared_analyses import RecentAnalyses
+
     dataset: Dataset = _STATE["dataset"]
     options: EvalOptions = _STATE["options"]
     preds: dict[str, tuple[str, ...]] = _STATE["predictions"]
     example_rows: list[dict] = []
     result_rows: list[dict] = []
+    gold_memo, pred_memo = RecentAnalyses(), RecentAnalyses()  # repeats are neighbours: one chunk's
     for idx, need_gold, models in tasks:
-        analyses = _STATE.get("gold_analyses")
-        gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"], analyses)
+        gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"], gold_memo)
         if options.neighbours > 0 and models and gold.result is not None:
             gold = with_neighbours(gold, dataset, options)
         if need_gold:
-            example_rows.append(_gold_row(gold, analyses))
+            example_rows.append(_gold_row(gold, gold_memo))
         for model in models:
-            row = evaluate_pair(gold, preds[model][idx], options, _STATE.get("pred_analyses"))
+            row = evaluate_pair(gold, preds[model][idx], options, pred_memo)
             row["model"] = model
             result_rows.append(row)
     return example_rows, result_rows

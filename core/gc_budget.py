@@ -42,6 +42,10 @@ def batch_collections() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0 and _saved is not None:
+                # The batch's garbage is young (at most one generation up): collect it while the rest is
+                # still frozen, so the scan is the batch's objects only. Unfrozen first, the garbage
+                # would sit in the oldest generation until a full collection (or the process's exit).
+                gc.collect(1)
                 gc.set_threshold(*_saved)
                 gc.unfreeze()
                 _saved = None

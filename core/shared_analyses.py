@@ -19,7 +19,10 @@ if TYPE_CHECKING:  # not imported at run time: an evaluation with nothing to do 
     from sqltriage.core.sql.parse import ParsedQuery
 
 Key = tuple[str, str]  # (SQL as written, db_id)
-KEPT = 64  # analyses kept; Spider dev's repeats are all next to each other
+# Analyses kept: Spider dev's repeats are all next to each other (one model's predictions of a neighbour
+# are a few entries back). Few, so that a parse tree (cyclic) dies young, before the collector's old
+# generation has to find it.
+KEPT = 16
 
 
 @dataclass(slots=True)

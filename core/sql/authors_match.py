@@ -105,6 +105,14 @@ def authors_partial_match(
 
 _UNITS: dict[int, tuple[ParsedQuery, Schema | None, tuple[AuthorsUnit, ...] | Exception]] = {}
 _UNITS_FAIL = (AuthorsCodeWouldRaise, RecursionError, ValueError)
+# Few: the parses that repeat are an example's gold (once per model) and a neighbour's. A parse held
+# long outlives the young collections and leaves its tree (cyclic) for a full one.
+_UNITS_KEPT = 32
+
+
+def forget_parses() -> None:
+    """Let go of the parses kept for their units (an evaluation calls it after each chunk)."""
+    _UNITS.clear()
 
 
 def _units_of_parse(parsed: ParsedQuery, schema: Schema | None) -> tuple[AuthorsUnit, ...]:
@@ -120,7 +128,7 @@ def _units_of_parse(parsed: ParsedQuery, schema: Schema | None) -> tuple[Authors
             found: tuple[AuthorsUnit, ...] | Exception = authors_units(parsed, schema)
         except _UNITS_FAIL as exc:
             found = exc
-        if len(_UNITS) >= 256:
+        if len(_UNITS) >= _UNITS_KEPT:
             _UNITS.clear()
         hit = _UNITS[id(parsed)] = (parsed, schema, found)
     if isinstance(hit[2], Exception):

@@ -62,6 +62,11 @@ def suggest_causes(
 _GOLD_FACTS: dict[int, tuple[ParsedQuery, Schema | None, QueryFacts]] = {}
 
 
+def forget_parses() -> None:
+    """Let go of the gold parses kept for their facts (an evaluation calls it after each chunk)."""
+    _GOLD_FACTS.clear()
+
+
 def _gold_facts(gold: str | ParsedQuery, schema: Schema | None) -> QueryFacts:
     """An evaluation passes one gold parse for every model: read its facts once."""
     if not isinstance(gold, ParsedQuery):
