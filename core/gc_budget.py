@@ -5,7 +5,9 @@ objects at a high rate: at CPython's default first-generation threshold (700) th
 several hundred times per thousand pairs, re-scanning the long-lived objects (modules, the dataset,
 the schemas) again and again, close to a tenth of the evaluation's CPU. A larger threshold lets it
 run a few dozen times instead, and freezing what exists before the batch keeps that out of every
-scan. Garbage is still collected, a little later; the results do not depend on it.
+scan. When the batch ends, its garbage is collected while the rest is still frozen, so it does not
+pile up in the oldest generation (an evaluation lets go of its parses at the end of each batch for
+the same reason). The results do not depend on any of it.
 """
 
 from __future__ import annotations
