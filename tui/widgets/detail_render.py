@@ -75,9 +75,9 @@ def render_breakdown(b: MatchBreakdown, authors: AuthorsMatch | None = None) -> 
             table.add_row(
                 name, _score(c.score), "\n".join(c.gold_only), "\n".join(c.pred_only), "\n".join(c.both)
             )
-        if sub.gold_sql is None:
+        if sub.gold is None:
             table.caption = "gold has no subquery here: the prediction's is extra"
-        elif sub.pred_sql is None:
+        elif sub.pred is None:
             table.caption = "the prediction has no subquery here"
         parts.append(table)
     return Group(*parts)
