@@ -739,7 +739,10 @@ def evaluate(
         workspace.set_meta("alternatives_path", str(dataset.alternatives_file.resolve()))
     key = run_key(dataset, options)
     for position, p in enumerate(predictions):
-        if workspace.register_model(p.name, str(p.path), p.format, p.sha256, f"{p.sha256}:{key}", position):
+        texts = [x.sql for x in p.predictions]
+        if workspace.register_model(
+            p.name, str(p.path), p.format, p.sha256, f"{p.sha256}:{key}", position, texts
+        ):
             summary.stale_models.append(p.name)
     done = workspace.done_pairs()
     pending_gold = workspace.pending_gold()

@@ -311,13 +311,34 @@ class Workspace:
         return {r[0] for r in self.db.execute("SELECT idx FROM examples WHERE gold_done IS NOT 1")}
 
     def register_model(
-        self, name: str, path: str, fmt: str, sha256: str, result_key: str, position: int
+        self,
+        name: str,
+        path: str,
+        fmt: str,
+        sha256: str,
+        result_key: str,
+        position: int,
+        texts: Sequence[str] | None = None,
     ) -> bool:
-        """Record a model; when its result key changed, drop its results. True when they were dropped."""
+        """Record a model; when its result key changed, drop its stale results. True when some were.
+
+        `result_key` is "<predictions digest>:<run key>". When only the predictions changed (a model
+        re-run on a few examples) and `texts` gives the new prediction per example, only the results whose
+        stored prediction differs are dropped: the others were computed from the very same inputs.
+        """
         row = self.db.execute("SELECT result_key FROM models WHERE name = ?", [name]).fetchone()
         stale = row is not None and row[0] != result_key
+        same_run = stale and row[0].partition(":")[2] == result_key.partition(":")[2]
         with self.write():
-            if stale or row is None:
+            if stale and same_run and texts is not None:
+                stored = self.db.execute("SELECT idx, pred_sql FROM results WHERE model = ?", [name])
+                changed = [
+                    (name, idx)
+                    for idx, sql in stored.fetchall()
+                    if not 0 <= idx < len(texts) or texts[idx] != sql
+                ]
+                self.db.executemany("DELETE FROM results WHERE model = ? AND idx = ?", changed)
+            elif stale or row is None:
                 self.db.execute("DELETE FROM results WHERE model = ?", [name])
             self.db.execute(
                 "INSERT OR REPLACE INTO models (name, path, format, sha256, result_key, position, added) "

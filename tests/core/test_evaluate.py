@@ -64,7 +64,7 @@ def test_sample_evaluates_every_pair(sample_copy: Path, tmp_path: Path) -> None:
         assert writes.height >= 1 and set(writes.get_column("va").to_list()) == {0}
 
 
-def test_rerun_reuses_and_changed_model_is_redone_alone(sample_copy: Path, tmp_path: Path) -> None:
+def test_rerun_reuses_and_changed_prediction_is_redone_alone(sample_copy: Path, tmp_path: Path) -> None:
     ds, preds = load(sample_copy)
     path = tmp_path / "w.db"
     with Workspace.open(path) as ws:
@@ -80,12 +80,29 @@ def test_rerun_reuses_and_changed_model_is_redone_alone(sample_copy: Path, tmp_p
     ds, preds = load(sample_copy)
     with Workspace.open(path) as ws:
         third = evaluate(ds, preds, ws, FAST)
-        assert third.computed == len(ds.examples) and third.stale_models == [preds[0].name]
+        # only the edited line is evaluated again: every other pair was computed from the same inputs
+        assert third.computed == 1 and third.stale_models == [preds[0].name]
+        assert third.reused == len(ds.examples) * len(preds) - 1
         frame = load_frame(ws)
         row = frame.filter((pl.col("model") == preds[0].name) & (pl.col("index") == 1)).row(0, named=True)
         assert row["pred_sql"] == "SELECT 42"
         kept = frame.filter((pl.col("model") == preds[0].name) & (pl.col("index") == 0)).row(0, named=True)
         assert kept["tags"] == "Value: mismatch" and kept["note"] == "keep me"
+    # the partly re-evaluated workspace holds exactly what a cold evaluation of the edited files gives
+    with Workspace.open(tmp_path / "cold.db") as ws:
+        evaluate(ds, preds, ws, FAST)
+        cold = load_frame(ws)
+    timing = [c for c in frame.columns if c.endswith("_elapsed")] + ["tags", "note"]
+    order = ["model", "index"]
+    assert frame.drop(timing).sort(order).equals(cold.drop(timing).sort(order))
+
+
+def test_other_options_still_redo_every_pair(sample_copy: Path, tmp_path: Path) -> None:
+    ds, preds = load(sample_copy)
+    with Workspace.open(tmp_path / "w.db") as ws:
+        evaluate(ds, preds, ws, FAST)
+        changed = evaluate(ds, preds, ws, EvalOptions(timeout=2.0, features=False, jobs=1))
+        assert changed.computed == len(ds.examples) * len(preds) and changed.reused == 0
 
 
 def test_cancelled_run_resumes_to_the_same_result(sample_copy: Path, tmp_path: Path) -> None:
