@@ -22,6 +22,7 @@ BATCH_THRESHOLD = (50_000, 20, 20)  # allocations before a young collection; the
 _lock = threading.Lock()
 _depth = 0
 _saved: tuple[int, int, int] | None = None
+_was_frozen = False  # something (the app, once its screen is up) had frozen the heap before the batch
 
 
 @contextmanager
@@ -31,10 +32,11 @@ def batch_collections() -> Iterator[None]:
     Nested or concurrent blocks (an app may evaluate in a worker thread) share one setting: the first
     to enter saves the process's, the last to leave restores it.
     """
-    global _depth, _saved
+    global _depth, _saved, _was_frozen
     with _lock:
         if _depth == 0:
             _saved = gc.get_threshold()
+            _was_frozen = gc.get_freeze_count() > 0
             gc.freeze()
             gc.set_threshold(*BATCH_THRESHOLD)
         _depth += 1
@@ -48,6 +50,8 @@ def batch_collections() -> Iterator[None]:
                 # still frozen, so the scan is the batch's objects only. Unfrozen first, the garbage
                 # would sit in the oldest generation until a full collection (or the process's exit).
                 gc.collect(1)
-                gc.set_threshold(*_saved)
-                gc.unfreeze()
+                if gc.get_threshold() == BATCH_THRESHOLD:  # else the process chose another meanwhile
+                    gc.set_threshold(*_saved)
+                if not _was_frozen:  # unfreezing would also thaw what the process itself had frozen
+                    gc.unfreeze()
                 _saved = None

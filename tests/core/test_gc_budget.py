@@ -54,3 +54,18 @@ def test_the_batchs_cyclic_garbage_is_collected_when_it_ends() -> None:
         del node, child
         assert alive() is not None  # fewer collections inside the batch: still there
     assert alive() is None  # collected as the batch ended, the long-lived heap left unscanned
+
+
+def test_a_heap_the_process_froze_stays_frozen_and_its_own_threshold_stays() -> None:
+    """The app freezes its long-lived objects once its screen is up; an evaluation in it must not thaw them."""
+    before = gc.get_threshold()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with batch_collections():
+            gc.set_threshold(700, 10, 1_000_000)  # the app takes over full passes meanwhile
+        assert gc.get_freeze_count() >= frozen  # not thawed
+        assert gc.get_threshold() == (700, 10, 1_000_000)  # the setting chosen meanwhile is kept
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
