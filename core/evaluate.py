@@ -207,8 +207,8 @@ class AlternativeGold:
 def gold_context(
     example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None, analyses: Any = None
 ) -> GoldContext:
-    """`analyses` (shared_analyses.RecentAnalyses), when given, shares the parse and the audit of a gold
-    query between the examples that ask it of the same database."""
+    """`analyses` (shared_analyses.RecentAnalyses), when given, shares the parse of a gold query (and what
+    is read off it: audit, categories) between the examples that ask it of the same database."""
     from sqltriage.core.execution import execute, spider_sql
     from sqltriage.core.official_ex import official_gold_text
     from sqltriage.core.shared_analyses import QueryAnalysis, RecentAnalyses
@@ -230,15 +230,16 @@ def gold_context(
         if (official := official_gold_text(example.gold_sql)) != text:
             official_result = run(db_path, official, options.timeout, options.max_rows)
     audit = None
-    if db_path is not None and known.audited:
-        audit = known.audit  # the same text on the same file: the same results, the same audit
-    elif db_path is not None:
+    if db_path is not None:
         from sqltriage.core.gold_audit import audit_gold
 
-        audit = audit_gold(
-            example.gold_sql, result, lambda q: run(db_path, q, options.timeout, options.max_rows), parsed
+        # kept on the parse: an example asking the same text of the same file gets the same audit
+        audit = parsed.derived(
+            ("gold_audit", str(db_path), options.timeout, options.max_rows),
+            lambda: audit_gold(
+                example.gold_sql, result, lambda q: run(db_path, q, options.timeout, options.max_rows), parsed
+            ),
         )
-        known.audit, known.audited = audit, True
     alternatives: list[AlternativeGold] = []
     if db_path is not None and (example.alternatives or example.accepted):
         from sqltriage.core.alternatives import labelled
@@ -375,17 +376,10 @@ def _neighbours_task(db_id: str) -> None:
     neighbours_of(db_id, _STATE["dataset"], _STATE["options"])
 
 
-def _gold_row(gold: GoldContext, analyses: Any = None) -> dict[str, Any]:
+def _gold_row(gold: GoldContext) -> dict[str, Any]:
     from sqltriage.core.reasoning import reasoning_for, reasoning_label
-    from sqltriage.core.sql.categories import categorize
 
-    known = analyses.get((gold.example.gold_sql, gold.example.db_id)) if analyses is not None else None
-    if known is not None and known.categories is not None:
-        cats = known.categories  # an earlier example with the same gold on the same database
-    else:
-        cats = categorize(gold.parsed, gold.schema, subs=gold.subs)
-        if known is not None:
-            known.categories = cats
+    cats = _categories(gold.parsed, gold.schema, gold.subs)
     result = gold.result
     reasoning = reasoning_for(gold.example, gold.parsed)
     return {
@@ -411,15 +405,21 @@ def _gold_row(gold: GoldContext, analyses: Any = None) -> dict[str, Any]:
     }
 
 
+def _categories(parsed: Any, schema: Any, subs: tuple) -> Any:
+    """A query's categories, read once per parse (`subs` are the parse's own subqueries)."""
+    from sqltriage.core.sql.categories import categorize
+
+    return parsed.derived(("categories", schema), lambda: categorize(parsed, schema, subs=subs))
+
+
 def _analyse_pair(gold: GoldContext, pred_sql: str, analyses: Any = None) -> dict[str, Any]:
     """Parse-based metrics: categories, exact match, partial match.
 
-    `analyses` (shared_analyses.RecentAnalyses) shares a prediction's parse, subqueries and categories
+    `analyses` (shared_analyses.RecentAnalyses) shares a prediction's parse (and what is read off it)
     with the neighbouring examples that predict the same text on the same database.
     """
     from sqltriage.core.shared_analyses import RecentAnalyses
     from sqltriage.core.sql.authors_match import authors_columns, authors_partial_match
-    from sqltriage.core.sql.categories import categorize
     from sqltriage.core.sql.exact_match import exact_match
     from sqltriage.core.sql.partial_match import partial_match
 
@@ -427,9 +427,7 @@ def _analyse_pair(gold: GoldContext, pred_sql: str, analyses: Any = None) -> dic
     memo: RecentAnalyses = analyses if analyses is not None else RecentAnalyses()
     known = memo.analysis((pred_sql, gold.example.db_id), lambda: _analyse_query(pred_sql, schema))
     pred_parsed, pred_subs = known.parsed, known.subs
-    if known.categories is None:
-        known.categories = categorize(pred_parsed, schema, subs=pred_subs)
-    cats = known.categories
+    cats = _categories(pred_parsed, schema, pred_subs)
     out: dict[str, Any] = {
         "parse_ok": int(pred_parsed.ok),
         "parse_error": pred_parsed.error,
@@ -589,17 +587,11 @@ ChunkResult = tuple[list[dict], list[dict]]  # example rows, result rows
 def _run_chunk(tasks: Sequence[Task]) -> ChunkResult:
     """Evaluate a chunk: for each example, its gold once, then every pending model's prediction."""
     from sqltriage.core.gc_budget import batch_collections
-    from sqltriage.core.sql.authors_match import forget_parses as forget_authors_parses
-    from sqltriage.core.suggest import forget_parses as forget_suggest_parses
 
-    with batch_collections():  # parse trees are cyclic garbage: collect it in fewer, larger passes
-        try:
-            return _evaluate_chunk(tasks)
-        finally:
-            # No parse outlives its chunk: its tree is then collected with the chunk's young garbage,
-            # never frozen into the next chunk's batch and left for a full collection.
-            forget_authors_parses()
-            forget_suggest_parses()
+    # Parse trees are cyclic garbage: collected in fewer, larger passes. No parse outlives its chunk
+    # (the shared analyses are the chunk's own, and what is read off a parse is kept on it).
+    with batch_collections():
+        return _evaluate_chunk(tasks)
 
 
 def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
@@ -616,7 +608,7 @@ def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
         if options.neighbours > 0 and models and gold.result is not None:
             gold = with_neighbours(gold, dataset, options)
         if need_gold:
-            example_rows.append(_gold_row(gold, gold_memo))
+            example_rows.append(_gold_row(gold))
         for model in models:
             row = evaluate_pair(gold, preds[model][idx], options, pred_memo)
             row["model"] = model

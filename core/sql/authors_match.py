@@ -103,37 +103,23 @@ def authors_partial_match(
     return compare_units(gold_units, pred_units)
 
 
-_UNITS: dict[int, tuple[ParsedQuery, Schema | None, tuple[AuthorsUnit, ...] | Exception]] = {}
 _UNITS_FAIL = (AuthorsCodeWouldRaise, RecursionError, ValueError)
-# Few: the parses that repeat are an example's gold (once per model) and a neighbour's. A parse held
-# long outlives the young collections and leaves its tree (cyclic) for a full one.
-_UNITS_KEPT = 32
-
-
-def forget_parses() -> None:
-    """Let go of the parses kept for their units (an evaluation calls it after each chunk)."""
-    _UNITS.clear()
 
 
 def _units_of_parse(parsed: ParsedQuery, schema: Schema | None) -> tuple[AuthorsUnit, ...]:
-    """An evaluation passes one gold parse for every model, and shares the parses of repeated queries
-    between neighbouring examples: the units of a parse are read once.
+    """The units of a parse, read once per parse (an evaluation passes one gold parse for every model);
+    a failure is kept too and raised again, as reading the units again would raise it."""
 
-    Kept by the parse's identity, with the parse held so that its id is not reused; a failure is kept too
-    and raised again, as reading the units again would raise it.
-    """
-    hit = _UNITS.get(id(parsed))
-    if hit is None or hit[0] is not parsed or hit[1] is not schema:
+    def read() -> tuple[AuthorsUnit, ...] | Exception:
         try:
-            found: tuple[AuthorsUnit, ...] | Exception = authors_units(parsed, schema)
+            return authors_units(parsed, schema)
         except _UNITS_FAIL as exc:
-            found = exc
-        if len(_UNITS) >= _UNITS_KEPT:
-            _UNITS.clear()
-        hit = _UNITS[id(parsed)] = (parsed, schema, found)
-    if isinstance(hit[2], Exception):
-        raise hit[2].with_traceback(None)
-    return hit[2]
+            return exc
+
+    found = parsed.derived(("authors_units", schema), read)
+    if isinstance(found, Exception):
+        raise found.with_traceback(None)
+    return found
 
 
 _MISPLACED = re.compile(r'near "(WHERE|GROUP|HAVING|ORDER|LIMIT|FROM)": syntax error|incomplete input', re.I)

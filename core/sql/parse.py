@@ -8,8 +8,10 @@ with a schema and by position (the value side of a comparison) without one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Any, TypeVar
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -17,6 +19,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqltriage.core.model import Schema
 
 DIALECT = "sqlite"
+T = TypeVar("T")
 
 
 @cache
@@ -36,10 +39,21 @@ class ParsedQuery:
     sql: str
     tree: exp.Expression | None
     error: str | None
+    # What analyses read off this parse, kept with it: an evaluation passes one gold parse for every
+    # model and shares the parses of repeated queries, and the values die with the parse.
+    _derived: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
         return self.tree is not None and self.error is None
+
+    def derived(self, key: Hashable, make: Callable[[], T]) -> T:
+        """`make()`, computed once per parse and `key` (which names the analysis and its other inputs)."""
+        try:
+            return self._derived[key]
+        except KeyError:
+            value = self._derived[key] = make()
+            return value
 
 
 def parse_sql(sql: str, schema: Schema | None = None) -> ParsedQuery:

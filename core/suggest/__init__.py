@@ -59,26 +59,11 @@ def suggest_causes(
     )
 
 
-_GOLD_FACTS: dict[int, tuple[ParsedQuery, Schema | None, QueryFacts]] = {}
-
-
-def forget_parses() -> None:
-    """Let go of the gold parses kept for their facts (an evaluation calls it after each chunk)."""
-    _GOLD_FACTS.clear()
-
-
 def _gold_facts(gold: str | ParsedQuery, schema: Schema | None) -> QueryFacts:
-    """An evaluation passes one gold parse for every model: read its facts once."""
+    """An evaluation passes one gold parse for every model: its facts are read once per parse."""
     if not isinstance(gold, ParsedQuery):
         return query_facts(gold, schema)
-    hit = _GOLD_FACTS.get(id(gold))
-    if hit is not None and hit[0] is gold and hit[1] is schema:
-        return hit[2]
-    facts = query_facts(gold, schema)
-    if len(_GOLD_FACTS) >= 256:
-        _GOLD_FACTS.clear()
-    _GOLD_FACTS[id(gold)] = (gold, schema, facts)
-    return facts
+    return gold.derived(("suggest_facts", schema), lambda: query_facts(gold, schema))
 
 
 def stored_suggestions(text: str | None) -> list[Suggestion] | None:

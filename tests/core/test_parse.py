@@ -121,3 +121,12 @@ def test_sqlite_syntax_verdicts_follow_the_text_asked_about() -> None:
     for sql in (bad, bad, good, good, bad, " SELECT name FROM singer ;"):
         found = sqlite_syntax_error(sql)
         assert (found is not None and "syntax error" in found) if sql == bad else found is None
+
+
+def test_what_is_read_off_a_parse_is_made_once_per_key_and_is_not_part_of_the_parse() -> None:
+    made: list[str] = []
+    parsed = parse_sql("SELECT name FROM singer")
+    for key in ("a", "a", "b", "a"):
+        assert parsed.derived(key, lambda key=key: made.append(key) or key.upper()) == key.upper()
+    assert made == ["a", "b"]
+    assert parsed == parse_sql("SELECT name FROM singer")  # equal parses whatever each has derived
