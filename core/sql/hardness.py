@@ -27,7 +27,7 @@ def spider_hardness(tree: exp.Expression) -> str:
     top, has_set_op = _outermost_select(tree)
     if top is None:
         return ""
-    comp1, comp2 = _count_components(top)
+    comp1, comp2 = count_components(top)
     comp2 += 1 if has_set_op else 0
     others = count_others(top)
     if comp1 <= 1 and others == 0 and comp2 == 0:
@@ -43,21 +43,11 @@ def spider_hardness(tree: exp.Expression) -> str:
     return "extra"
 
 
-def count_component1(select: exp.Select) -> int:
-    """WHERE, GROUP BY, ORDER BY, LIMIT, each join, each OR and each LIKE in the conditions."""
-    count = sum(1 for key in ("where", "group", "order", "limit") if select.args.get(key) is not None)
-    count += len(select.args.get("joins") or [])
-    for cond in _condition_roots(select):
-        count += sum(1 for n in _shallow(cond) if isinstance(n, exp.Or))
-        count += sum(1 for n in _shallow(cond) if isinstance(n, exp.Like))
-    return count
+def count_components(select: exp.Select) -> tuple[int, int]:
+    """The official `count_component1` and `count_component2`, from one pass over each condition.
 
-
-def _count_components(select: exp.Select) -> tuple[int, int]:
-    """(count_component1, count_component2) from one pass over each condition instead of three.
-
-    The nested queries the second count yields are never OR or LIKE nodes, so counting those over the
-    same pass gives the first count unchanged.
+    The first: WHERE, GROUP BY, ORDER BY, LIMIT, each join, each OR and each LIKE in the conditions.
+    The second: queries nested as condition values (the set operator is added by the caller).
     """
     comp1 = sum(1 for key in ("where", "group", "order", "limit") if select.args.get(key) is not None)
     comp1 += len(select.args.get("joins") or [])
@@ -69,14 +59,6 @@ def _count_components(select: exp.Select) -> tuple[int, int]:
             elif isinstance(n, (exp.Or, exp.Like)):
                 comp1 += 1
     return comp1, comp2
-
-
-def count_component2(select: exp.Select) -> int:
-    """Queries nested as condition values (the set operator is added by the caller)."""
-    count = 0
-    for cond in _condition_roots(select):
-        count += sum(1 for n in _shallow(cond, include_nested=True) if isinstance(n, _NESTED))
-    return count
 
 
 def count_others(select: exp.Select) -> int:
