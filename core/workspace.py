@@ -328,9 +328,9 @@ class Workspace:
         """
         row = self.db.execute("SELECT result_key FROM models WHERE name = ?", [name]).fetchone()
         stale = row is not None and row[0] != result_key
-        same_run = stale and row[0].partition(":")[2] == result_key.partition(":")[2]
+        only_predictions = stale and row[0].partition(":")[2] == result_key.partition(":")[2]
         with self.write():
-            if stale and same_run and texts is not None:
+            if only_predictions and texts is not None:
                 stored = self.db.execute("SELECT idx, pred_sql FROM results WHERE model = ?", [name])
                 changed = [
                     (name, idx)

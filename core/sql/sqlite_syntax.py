@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 
+from sqltriage.core.sql.parse import statement_body
+
 # The messages SQLite's tokenizer and parser give; any other error comes from a later stage.
 _SYNTAX_MESSAGES = ("syntax error", "incomplete input", "unrecognized token", "parser stack overflow")
 
@@ -31,7 +33,7 @@ def sqlite_syntax_error(sql: str) -> str | None:
 
     The last answer is kept per thread: an evaluation asks about the same prediction once per metric.
     """
-    body = (sql or "").strip().rstrip(";").strip()
+    body = statement_body(sql)  # the text the SQL analyses read
     if not body:
         return "empty query"
     last = getattr(_local, "last", None)
