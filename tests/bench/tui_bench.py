@@ -7,9 +7,9 @@ gold | predicted result being shown, on rows whose stored queries ran in under 5
 
 Keys are put on the app's queue the way the headless driver does it (`send_key`) and the clock stops
 when the app hands the table its new rows (stamped inside the app; the harness looks only every 5 ms, so
-that its polling takes no CPU from the app under test). `pilot.press` would add its own wait: it sleeps until the whole
-process has been idle for 20 ms, twice per key, which is the driver's cost, not the app's; the
-"via pilot.press" line keeps that figure for comparison with earlier runs.
+that its polling takes no CPU from the app under test). `pilot.press` would add its own wait: it sleeps
+until the whole process has been idle for 20 ms, twice per key, which is the driver's cost, not the
+app's; the "via pilot.press" line keeps that figure for comparison with earlier runs.
 """
 
 from __future__ import annotations
