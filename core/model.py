@@ -58,7 +58,9 @@ class Example:
     reasoning: tuple[str, ...] | None = None  # annotated reasoning tokens (Archer: + - * / C H)
     commonsense: str | None = None  # Archer commonsense_knowledge
     extra: Mapping[str, Any] = field(default_factory=dict)
-    alternatives: tuple[str, ...] = ()  # other correct gold queries the dataset lists (core/alternatives.py)
+    alternatives: tuple[
+        str, ...
+    ] = ()  # other correct gold queries the dataset lists (core/datasets/alternatives.py)
     accepted: tuple[str, ...] = ()  # alternatives a person accepted in the app (kept in the workspace)
 
 

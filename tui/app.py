@@ -19,8 +19,8 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from sqltriage.core.model import Dataset, PredictionSet
-from sqltriage.core.taxonomy import Taxonomy, default_taxonomy
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.triage.taxonomy import Taxonomy, default_taxonomy
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.idle_gc import IdleCollector
 from sqltriage.tui.screens.browse import BrowseScreen, Sources
 from sqltriage.tui.screens.help import HelpScreen
@@ -42,7 +42,7 @@ class ScreenActions(Provider):
                 (b.description, f"key {b.key_display or b.key}", partial(active.node.run_action, b.action))
             )
         if isinstance(self.screen, BrowseScreen):
-            from sqltriage.core.facets import OUTCOMES
+            from sqltriage.core.reporting.facets import OUTCOMES
 
             screen = self.screen
             for name in OUTCOMES:
@@ -267,7 +267,7 @@ def create_app(
     open_note: str = "",
 ) -> SqlTriageApp:
     """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early."""
-    from sqltriage.core.evaluate import EvalOptions
+    from sqltriage.core.pipeline.evaluate import EvalOptions
 
     return SqlTriageApp(
         Workspace.open(workspace),

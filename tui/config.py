@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqltriage.core.errors import UsageError
-from sqltriage.core.facets import EX_MODES
+from sqltriage.core.reporting.facets import EX_MODES
 
 DEFAULT_THEME = "textual-dark"
 

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from sqltriage.core.report import FACETS
+from sqltriage.core.reporting.report import FACETS
 
 MAIN_COLUMNS = (
     ("VA", "va"),

@@ -1,11 +1,15 @@
-"""Loaders: every dataset and prediction format becomes the same `Example` / `Prediction` records."""
+"""Loaders: every dataset and prediction format becomes the same `Example` / `Prediction` records.
+
+Also the dataset's own alternative golds (alternatives) and `sqltriage check`'s input summary (checks).
+May import: core.model, core.errors only.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
 
-from sqltriage.core.alternatives import find_sidecar, with_sidecar
+from sqltriage.core.datasets.alternatives import find_sidecar, with_sidecar
 from sqltriage.core.datasets.detect import (
     DATASET_FORMATS,
     JSON_FORMATS,
@@ -35,7 +39,7 @@ def load_dataset(
     """Load a dataset in any supported format; either it loads whole or a DatasetError says why.
 
     Alternative gold queries come from the records themselves, from `alternatives` (a sidecar file) or
-    from a sidecar found beside the dataset file (see core/alternatives.py).
+    from a sidecar found beside the dataset file (see core/datasets/alternatives.py).
     """
     dataset = _load(path, fmt=fmt, db_dir=db_dir, tables=tables, columns=columns, name=name)
     if alternatives is not None:

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqltriage.core.alternatives import FIELD_NAMES as ALTERNATIVE_FIELDS
-from sqltriage.core.alternatives import parse_field as parse_alternatives
+from sqltriage.core.datasets.alternatives import FIELD_NAMES as ALTERNATIVE_FIELDS
+from sqltriage.core.datasets.alternatives import parse_field as parse_alternatives
 from sqltriage.core.errors import DatasetError
 from sqltriage.core.model import Example
 

@@ -1,1 +1,4 @@
-"""SQL analysis: parsing, categories, exact-set and partial match, diff."""
+"""SQL analysis: parsing, categories, hardness, exact-set and partial match, the authors' measures, diff.
+
+May import: core.model, core.errors only. Everything else builds on it.
+"""

@@ -3,11 +3,12 @@ results say when a database is there, ranked, each with a reason and a confidenc
 
 `suggest_causes` is the one entry point; the interface shows its answer and the user accepts or ignores
 each suggestion, nothing is applied silently. Tag names are those of the default taxonomy.
+
+May import: core.sql, core.verdicts (results and their comparison), core.model, core.errors.
 """
 
 from __future__ import annotations
 
-from sqltriage.core.execution import ExecResult
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.parse import ParsedQuery
 from sqltriage.core.suggest.exec_signals import exec_signals
@@ -15,6 +16,7 @@ from sqltriage.core.suggest.facts import QueryFacts, query_facts
 from sqltriage.core.suggest.rules import combine
 from sqltriage.core.suggest.suggestion import Suggestion, format_suggested
 from sqltriage.core.suggest.tree_diff import tree_findings
+from sqltriage.core.verdicts.execution import ExecResult
 
 __all__ = ["Suggestion", "format_suggested", "stored_suggestions", "suggest_causes"]
 

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from sqltriage.core.execution import ExecResult
+from sqltriage.core.verdicts.execution import ExecResult
 
 DATE_FUNCTIONS = {"year", "month", "day", "datediff", "date_format", "now", "curdate", "datepart", "to_date"}
 

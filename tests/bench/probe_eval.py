@@ -11,8 +11,8 @@ import json
 import sys
 import time
 
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.inputs import load_inputs
 
 

@@ -19,7 +19,7 @@ import sys  # noqa: E402
 
 
 async def _launch(args: argparse.Namespace) -> dict[str, float]:
-    from sqltriage.core.evaluate import EvalOptions
+    from sqltriage.core.pipeline.evaluate import EvalOptions
     from sqltriage.tui.app import create_app
     from sqltriage.tui.inputs import load_inputs
     from sqltriage.tui.screens.browse import BrowseScreen

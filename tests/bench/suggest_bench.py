@@ -12,7 +12,7 @@ import argparse
 import statistics
 import sys
 
-from sqltriage.core.taxonomy import load_taxonomy
+from sqltriage.core.triage.taxonomy import load_taxonomy
 from tests.bench.harness import SHARED_DATA, load_average
 from tests.core.suggest_score import Metrics, run_row, score
 from tests.core.suggest_set import load_rows

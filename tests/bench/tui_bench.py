@@ -100,9 +100,9 @@ def _app_on_frame(workspace: Path, frame: pl.DataFrame) -> Any:
     """The real app, opened straight onto a browse screen over `frame` (no evaluation, no loading)."""
     import argparse
 
-    from sqltriage.core.evaluate import EvalOptions
-    from sqltriage.core.facets import prepare
-    from sqltriage.core.workspace import Workspace
+    from sqltriage.core.pipeline.evaluate import EvalOptions
+    from sqltriage.core.reporting.facets import prepare
+    from sqltriage.core.workspace.store import Workspace
     from sqltriage.tui.app import SqlTriageApp
     from sqltriage.tui.inputs import load_inputs
     from sqltriage.tui.screens.browse import BrowseScreen, Sources
@@ -125,7 +125,7 @@ def _app_on_frame(workspace: Path, frame: pl.DataFrame) -> Any:
 async def _filter_latencies(workspace: Path, frame: pl.DataFrame, rounds: int) -> dict[str, list[float]]:
     from textual.widgets import Input
 
-    from sqltriage.core import facets
+    from sqltriage.core.reporting import facets
     from sqltriage.tui.screens.browse import BrowseScreen
     from sqltriage.tui.widgets.examples_table import ExamplesTable
     from sqltriage.tui.widgets.facet_panel import FacetPanel
@@ -211,7 +211,7 @@ async def _filter_latencies(workspace: Path, frame: pl.DataFrame, rounds: int) -
 async def _live_latencies(workspace: Path, samples: int) -> list[float]:
     import argparse
 
-    from sqltriage.core.evaluate import EvalOptions
+    from sqltriage.core.pipeline.evaluate import EvalOptions
     from sqltriage.tui.app import create_app
     from sqltriage.tui.inputs import load_inputs
     from sqltriage.tui.screens.browse import BrowseScreen
@@ -300,8 +300,8 @@ def run(rounds: int, cached: Path) -> list[Figure]:
         launch.note = "PYTHONDONTWRITEBYTECODE is set: the project's modules are compiled at every start"
         compiled.note = "as an installed copy (or any start after the first one) has it"
 
-    from sqltriage.core.report import load_frame
-    from sqltriage.core.workspace import Workspace
+    from sqltriage.core.reporting.report import load_frame
+    from sqltriage.core.workspace.store import Workspace
 
     with Workspace.open(cached) as ws:
         base = load_frame(ws)

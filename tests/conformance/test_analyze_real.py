@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 import spacy
 
-from sqltriage.core.analysis import analyze_dataset
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.model import Dataset
-from sqltriage.core.nl import load_pipeline, pipeline_unavailable_reason
-from sqltriage.core.reasoning import REASONING_NAMES
+from sqltriage.core.questions.analysis import analyze_dataset
+from sqltriage.core.questions.nl import load_pipeline, pipeline_unavailable_reason
+from sqltriage.core.questions.reasoning import REASONING_NAMES
 from sqltriage.tui.commands.analyze import run
 
 pytestmark = pytest.mark.slow

@@ -119,7 +119,7 @@ def question_pairs(
     reference: Path, dev: list[dict], gold: list[ParsedQuery], schemas: dict[str, Schema]
 ) -> dict[str, list[tuple[float, float]]]:
     """(ours, theirs) per axis over the 1034 Spider dev questions, computed once."""
-    from sqltriage.core.nl import load_pipeline, pipeline_unavailable_reason, question_features
+    from sqltriage.core.questions.nl import load_pipeline, pipeline_unavailable_reason, question_features
 
     nlp = load_pipeline()
     if nlp is None:
@@ -153,7 +153,7 @@ def test_question_axis_follows_the_authors(
     axis: str, question_pairs: dict[str, list[tuple[float, float]]]
 ) -> None:
     if axis == "rarity":
-        from sqltriage.core.nl import frequent_words
+        from sqltriage.core.questions.nl import frequent_words
 
         source = frequent_words()[2]
         if "textcomplexity" not in source:

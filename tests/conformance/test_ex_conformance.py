@@ -20,9 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.exec_compare import compare, spider_sql
-from sqltriage.core.execution import DEFAULT_TIMEOUT, GoldResultCache, PairRun, order_matters, run_pair
-from sqltriage.core.official_ex import passes_row_sort
+from sqltriage.core.verdicts.exec_compare import compare, spider_sql
+from sqltriage.core.verdicts.execution import (
+    DEFAULT_TIMEOUT,
+    GoldResultCache,
+    PairRun,
+    order_matters,
+    run_pair,
+)
+from sqltriage.core.verdicts.official_ex import passes_row_sort
 
 from .systems import SYSTEMS
 

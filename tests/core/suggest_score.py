@@ -11,10 +11,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqltriage.core.exec_compare import execution_outcomes
-from sqltriage.core.execution import execute
-from sqltriage.core.gold_audit import audit_gold, tie_sensitive
 from sqltriage.core.suggest import Suggestion, suggest_causes
+from sqltriage.core.verdicts.exec_compare import execution_outcomes
+from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.verdicts.gold_audit import audit_gold, tie_sensitive
 from tests.core.suggest_set import LabelledRow
 
 

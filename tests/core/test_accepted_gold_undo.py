@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core import accepted_gold, history
-from sqltriage.core.alternatives import accepted
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.errors import WorkspaceError
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.export_formats import write_export
 from sqltriage.core.model import Dataset
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.reporting.export_formats import write_export
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.triage import accepted_gold, history
+from sqltriage.core.workspace.accepted import accepted
+from sqltriage.core.workspace.store import Workspace
 
 TIE = 788  # world_1: seven countries have population 0 and the gold's LIMIT 1 keeps one of them
 TIED = [  # two of the tied rows gold does not keep (it keeps Antarctica)

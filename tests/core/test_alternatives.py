@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core import accepted_gold, alternatives
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.errors import DatasetError
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.triage import accepted_gold
+from sqltriage.core.workspace.accepted import accepted
+from sqltriage.core.workspace.store import Workspace
 
 TIE = 788  # world_1: seven countries have population 0 and the gold's LIMIT 1 keeps one of them
 OTHER_TIED = (
@@ -119,5 +120,5 @@ def test_accepting_a_prediction_rescored_every_model_and_later_runs_use_it(
         summary = evaluate(ds, [first, second], ws, FAST)
         assert (summary.computed, summary.reused) == (3, 3)
         assert rows_of(ws, "b")[0]["gold_match"] == "accepted 1"
-        assert alternatives.accepted(ws) == {0: (OTHER_TIED,)}
+        assert accepted(ws) == {0: (OTHER_TIED,)}
     assert load_dataset(folder).examples[0].alternatives == ()  # the dataset file is untouched

@@ -8,9 +8,9 @@ import sqlite3
 import pytest
 import spacy
 
-from sqltriage.core.analysis import analyze_dataset, binned, distribution, summary
 from sqltriage.core.datasets.schema import schema_from_sqlite
 from sqltriage.core.model import Dataset, Example
+from sqltriage.core.questions.analysis import analyze_dataset, binned, distribution, summary
 from sqltriage.tui.commands.analyze import bar, compact, run, top
 
 

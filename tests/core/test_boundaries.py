@@ -20,7 +20,7 @@ def core_modules() -> list[str]:
 
 def test_importing_every_core_module_loads_no_ui() -> None:
     modules = core_modules()
-    assert "sqltriage.core.evaluate" in modules and "sqltriage.core.sql.exact_match" in modules
+    assert "sqltriage.core.pipeline.evaluate" in modules and "sqltriage.core.sql.exact_match" in modules
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}: importlib.import_module(name)\n"

@@ -26,11 +26,11 @@ import dask
 import pytest
 from distributed import Client, LocalCluster
 
-from sqltriage.core.cluster import ClusterError
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.cluster import ClusterError
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 from sqltriage.tui.cli import main
 
@@ -410,7 +410,7 @@ def test_the_command_line_starts_local_n_early_and_leaves_no_worker_behind(
 ) -> None:
     import multiprocessing
 
-    from sqltriage.core import cluster
+    from sqltriage.core.pipeline import cluster
 
     others = set(multiprocessing.active_children())  # the workers of this module's other clusters
 

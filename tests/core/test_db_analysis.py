@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from sqltriage.core.datasets.schema import schema_from_sqlite
-from sqltriage.core.db_analysis import (
+from sqltriage.core.model import Column, Schema, Table
+from sqltriage.core.questions.db_analysis import (
     ENGLISH_ZIPF,
     analyze_database,
     english_share,
     is_english_name,
 )
-from sqltriage.core.model import Column, Schema, Table
-from sqltriage.core.nl import zipf
+from sqltriage.core.questions.nl import zipf
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.report import EXPORT_COLUMNS
+from sqltriage.core.reporting.report import EXPORT_COLUMNS
 from sqltriage.samples import SAMPLE_DIR
 from sqltriage.tui.cli import main
 

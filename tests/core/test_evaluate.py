@@ -12,9 +12,9 @@ import pytest
 
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.report import EXPORT_COLUMNS, full_report, load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.reporting.report import EXPORT_COLUMNS, full_report, load_frame
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 
 FAST = EvalOptions(timeout=1.0, features=False)

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from sqltriage.core import exec_compare
-from sqltriage.core.exec_compare import spider_sql
-from sqltriage.core.execution import EX_MODES, ExecResult, compare, execution_outcomes, order_matters
+from sqltriage.core.verdicts import exec_compare
+from sqltriage.core.verdicts.exec_compare import spider_sql
+from sqltriage.core.verdicts.execution import EX_MODES, ExecResult, compare, execution_outcomes, order_matters
 
 
 def res(rows: list[tuple], columns: tuple[str, ...] | None = None) -> ExecResult:

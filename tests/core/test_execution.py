@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.execution import (
+from sqltriage.core.verdicts.execution import (
     ERROR_KINDS,
     ExecResult,
     GoldResultCache,

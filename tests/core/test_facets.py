@@ -7,10 +7,10 @@ import argparse
 import polars as pl
 import pytest
 
-from sqltriage.core import facets
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.reporting import facets
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 from sqltriage.tui.inputs import load_inputs
 

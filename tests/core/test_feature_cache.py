@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core import feature_cache
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.nl import load_pipeline, question_features
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.questions import feature_cache
+from sqltriage.core.questions.nl import load_pipeline, question_features
 from sqltriage.core.sql.parse import parse_sql
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 from sqltriage.tui.cli import main
 from sqltriage.tui.inputs import Inputs, load_inputs
@@ -84,7 +84,7 @@ def test_key_follows_dataset_pipeline_and_definitions(own_cache: Path) -> None:
 
 
 def feature_cache_default_pipeline() -> str:
-    from sqltriage.core.nl import DEFAULT_PIPELINE
+    from sqltriage.core.questions.nl import DEFAULT_PIPELINE
 
     return DEFAULT_PIPELINE
 

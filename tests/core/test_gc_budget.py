@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from sqltriage.core.gc_budget import BATCH_THRESHOLD, batch_collections
+from sqltriage.core.pipeline.gc_budget import BATCH_THRESHOLD, batch_collections
 
 
 def test_the_batch_setting_holds_inside_and_the_process_setting_returns() -> None:

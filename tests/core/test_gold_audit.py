@@ -8,14 +8,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from sqltriage.core import facets
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.execution import execute
-from sqltriage.core.gold_audit import GoldAudit, audit_gold, tie_sensitive
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.reporting import facets
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.verdicts.gold_audit import GoldAudit, audit_gold, tie_sensitive
+from sqltriage.core.workspace.store import Workspace
 
 TIE = 788  # world_1: the country with the smallest population; 7 countries have population 0
 EMPTY = 14  # concert_singer: no stadium has a capacity between 5000 and 10000

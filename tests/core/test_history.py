@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core import history, triage
 from sqltriage.core.errors import WorkspaceError
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.triage import history
+from sqltriage.core.triage import tags as triage
+from sqltriage.core.workspace.store import Workspace
 
 
 def _ws(path: Path) -> Workspace:

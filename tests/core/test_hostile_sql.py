@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.execution import execute
+from sqltriage.core.verdicts.execution import execute
 
 TIMEOUT = 1.0
 SLACK = 10.0  # generous: this proves the query was interrupted, it does not measure speed

@@ -7,7 +7,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from sqltriage.core.execution import _KEPT, execute
+from sqltriage.core.verdicts.execution import _KEPT, execute
 from sqltriage.samples import SAMPLE_DIR
 
 

@@ -9,7 +9,7 @@ OPTIONAL = ("sqlite_utils", "textual_serve", "aiohttp")
 
 def test_eval_and_app_paths_load_no_optional_stack() -> None:
     code = (
-        "import sqltriage.core.evaluate, sqltriage.core.report, sqltriage.core.export, sqltriage.core.views\n"
-        "import sqltriage.core.export_formats, sqltriage.tui.app, sqltriage.tui.commands.serve_cmd\n"
+        "import sqltriage.core.pipeline.evaluate, sqltriage.core.reporting.report, sqltriage.core.reporting.export, sqltriage.core.reporting.views\n"
+        "import sqltriage.core.reporting.export_formats, sqltriage.tui.app, sqltriage.tui.commands.serve_cmd\n"
     )
     assert modules_loaded_by(code, OPTIONAL) == []

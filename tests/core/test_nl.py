@@ -9,7 +9,7 @@ import spacy
 from spacy.tokens import Doc
 
 from sqltriage.core.model import Column, Schema, Table
-from sqltriage.core.nl import (
+from sqltriage.core.questions.nl import (
     DEFAULT_PIPELINE,
     QuestionFeatures,
     frequent_words,

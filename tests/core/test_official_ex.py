@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.execution import file_digest, run_pair
-from sqltriage.core.official_ex import official_order_matters, official_pred_text, passes_row_sort
+from sqltriage.core.verdicts.execution import file_digest, run_pair
+from sqltriage.core.verdicts.official_ex import official_order_matters, official_pred_text, passes_row_sort
 
 
 @pytest.fixture(scope="module")

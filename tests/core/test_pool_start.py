@@ -15,10 +15,10 @@ import pytest
 
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.pool_start import fork_is_safe, os_thread_count, pool_context
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.pipeline.pool_start import fork_is_safe, os_thread_count, pool_context
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 
 from .test_eval_cli import sample_args
@@ -82,7 +82,7 @@ def test_threads_started_by_native_code_mean_spawn() -> None:
     probe = (
         "import threading, sys\n"
         "if sys.argv[1] == 'polars': import polars\n"
-        "from sqltriage.core.pool_start import fork_is_safe, os_thread_count\n"
+        "from sqltriage.core.pipeline.pool_start import fork_is_safe, os_thread_count\n"
         "print(threading.active_count(), os_thread_count() > 1, fork_is_safe())\n"
     )
     plain = subprocess.run([sys.executable, "-c", probe, "none"], capture_output=True, text=True, check=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sqltriage.core.model import Example
-from sqltriage.core.reasoning import REASONING_NAMES, Reasoning, reasoning_for, reasoning_label
+from sqltriage.core.questions.reasoning import REASONING_NAMES, Reasoning, reasoning_for, reasoning_label
 
 
 def ex(sql: str = "SELECT 1", **kw) -> Example:

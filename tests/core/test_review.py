@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core import triage
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.triage import tags as triage
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.cli import main
 
 FN = "Evaluation: EX false negative (equivalent query)"

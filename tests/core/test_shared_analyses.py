@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from sqltriage.core.datasets import load_dataset
-from sqltriage.core.evaluate import EvalOptions, _gold_row, evaluate_pair, gold_context
-from sqltriage.core.execution import GoldResultCache
 from sqltriage.core.model import Dataset
-from sqltriage.core.shared_analyses import KEPT, RecentAnalyses
+from sqltriage.core.pipeline.evaluate import EvalOptions
+from sqltriage.core.pipeline.pair import evaluate_pair, gold_context, gold_row
+from sqltriage.core.pipeline.shared_analyses import KEPT, RecentAnalyses
+from sqltriage.core.verdicts.execution import GoldResultCache
 
 OPTIONS = EvalOptions(timeout=5.0, jobs=1)
 
@@ -45,7 +46,7 @@ def test_a_shared_gold_is_analysed_once_and_scores_as_if_alone(dev: Dataset) -> 
             alone = gold_context(dev.examples[i], dev, OPTIONS)  # no memo, no result cache
             assert gold.parsed.tree == alone.parsed.tree and gold.subs == alone.subs
             assert gold.audit == alone.audit
-            assert untimed(_gold_row(gold)) == untimed(_gold_row(alone))
+            assert untimed(gold_row(gold)) == untimed(gold_row(alone))
             pred = dev.examples[group[-1]].gold_sql.replace("SELECT", "SELECT DISTINCT", 1)
             shared_pred = evaluate_pair(gold, pred, OPTIONS, pred_analyses)
             assert untimed(shared_pred) == untimed(evaluate_pair(alone, pred, OPTIONS))
@@ -53,7 +54,7 @@ def test_a_shared_gold_is_analysed_once_and_scores_as_if_alone(dev: Dataset) -> 
 
 
 def test_only_the_latest_analyses_are_kept_and_a_failed_one_is_not() -> None:
-    from sqltriage.core.shared_analyses import QueryAnalysis
+    from sqltriage.core.pipeline.shared_analyses import QueryAnalysis
     from sqltriage.core.sql.parse import parse_sql
 
     memo = RecentAnalyses(kept=2)

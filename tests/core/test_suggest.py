@@ -12,15 +12,15 @@ import pytest
 
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.exec_compare import execution_outcomes
-from sqltriage.core.execution import execute
-from sqltriage.core.gold_audit import audit_gold, tie_sensitive
 from sqltriage.core.model import Column, Schema, Table
-from sqltriage.core.report import load_frame
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.reporting.report import load_frame
 from sqltriage.core.suggest import Suggestion, format_suggested, stored_suggestions, suggest_causes
-from sqltriage.core.taxonomy import load_taxonomy
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.triage.taxonomy import load_taxonomy
+from sqltriage.core.verdicts.exec_compare import execution_outcomes
+from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.verdicts.gold_audit import audit_gold, tie_sensitive
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 
 CASES = [

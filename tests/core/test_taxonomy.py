@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sqltriage.core.errors import UsageError
-from sqltriage.core.taxonomy import load_taxonomy, parse_taxonomy
+from sqltriage.core.triage.taxonomy import load_taxonomy, parse_taxonomy
 
 
 def test_default_has_the_papers_categories_and_the_evaluation_causes() -> None:

@@ -12,11 +12,11 @@ import pytest
 
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.execution import execute
-from sqltriage.core.testsuite import ensure_neighbours
-from sqltriage.core.testsuite.mutate import mutants
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.verdicts.testsuite import ensure_neighbours
+from sqltriage.core.verdicts.testsuite.mutate import mutants
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 
 LIBRARY = SAMPLE_DIR / "database" / "library" / "library.sqlite"
@@ -229,7 +229,7 @@ def test_awkward_databases_still_get_neighbours(tmp_path: Path) -> None:
 
 
 def test_a_database_that_cannot_be_read_is_a_reason_on_its_rows(tmp_path: Path, monkeypatch) -> None:
-    from sqltriage.core.testsuite import NeighbourError
+    from sqltriage.core.verdicts.testsuite import NeighbourError
 
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"not a database at all" * 10)
@@ -268,8 +268,8 @@ def test_cli_builds_neighbours_and_eval_exports_ex_ts(tmp_path: Path, monkeypatc
 
 
 def test_outcome_facet_picks_the_rows_a_neighbour_refutes(tmp_path: Path, monkeypatch) -> None:
-    from sqltriage.core import facets
-    from sqltriage.core.report import load_frame
+    from sqltriage.core.reporting import facets
+    from sqltriage.core.reporting.report import load_frame
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     _, dataset, preds = shops_inputs(tmp_path)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sqltriage.core.errors import WorkspaceError
-from sqltriage.core.workspace import SCHEMA_VERSION, Workspace
+from sqltriage.core.workspace.store import SCHEMA_VERSION, Workspace
 
 
 def digest(path: Path) -> str:

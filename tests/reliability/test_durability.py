@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sqltriage.core.errors import WorkspaceError
-from sqltriage.core.workspace import SCHEMA_VERSION, Workspace
+from sqltriage.core.workspace.store import SCHEMA_VERSION, Workspace
 from sqltriage.tui.cli import main
 
 from .conftest import SQLTRIAGE, copy_sample_to, file_digest, read_csv, read_only, run_cli

@@ -91,7 +91,7 @@ def test_a_file_that_is_not_a_database_gives_row_outcomes(
 
 
 def test_a_locked_database_is_not_reported_as_a_syntax_error(sample_copy: Path) -> None:
-    from sqltriage.core.execution import execute
+    from sqltriage.core.verdicts.execution import execute
 
     db = sample_copy / "database" / "library" / "library.sqlite"
     holder = sqlite3.connect(db, isolation_level=None)

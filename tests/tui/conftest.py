@@ -11,9 +11,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from sqltriage.core.evaluate import EvalOptions, evaluate
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 from sqltriage.tui.app import SqlTriageApp, create_app
 from sqltriage.tui.inputs import Inputs, load_inputs

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqltriage.core.alternatives import accepted
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.workspace.accepted import accepted
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.screens.browse import BrowseScreen
 from sqltriage.tui.screens.modals import Confirm, TagPicker
 from sqltriage.tui.screens.summary import SummaryScreen

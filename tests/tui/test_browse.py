@@ -7,10 +7,10 @@ import contextlib
 import polars as pl
 from textual.widgets.option_list import OptionDoesNotExist
 
-from sqltriage.core.execution import execute
-from sqltriage.core.facets import NEAR_MISS_PM
+from sqltriage.core.reporting.facets import NEAR_MISS_PM
 from sqltriage.core.sql.partial_match import partial_match
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.screens.help import HelpScreen
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import ExamplesTable

@@ -10,9 +10,9 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from sqltriage.core.review import FALSE_NEGATIVE, FALSE_POSITIVE, GOLD_WRONG
-from sqltriage.core.views import view_columns
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.reporting.views import view_columns
+from sqltriage.core.verdicts.review import FALSE_NEGATIVE, FALSE_POSITIVE, GOLD_WRONG
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.cli import main
 
 from .conftest import Evaluated

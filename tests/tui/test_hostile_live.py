@@ -10,9 +10,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from sqltriage.core.evaluate import evaluate
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import evaluate
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 from sqltriage.tui.inputs import load_inputs
 from sqltriage.tui.widgets.detail_pane import DetailPane

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.workspace.store import Workspace
 
 from .conftest import Evaluated
 

@@ -9,8 +9,8 @@ HEAVY_LATER = ("sqlglot", "spacy", "sqltriage.core.suggest")
 
 def test_first_screen_path_loads_no_parser_or_nlp() -> None:
     code = (
-        "import sqltriage.tui.app, sqltriage.tui.inputs, sqltriage.core.evaluate, sqltriage.core.report\n"
-        "import sqltriage.core.facets, sqltriage.core.feature_cache\n"
+        "import sqltriage.tui.app, sqltriage.tui.inputs, sqltriage.core.pipeline.evaluate, sqltriage.core.reporting.report\n"
+        "import sqltriage.core.reporting.facets, sqltriage.core.questions.feature_cache\n"
         "from sqltriage.tui.widgets.detail_render import render_triage\n"
         "render_triage('', '', [])  # the triage tab is drawn with the first highlighted row\n"
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqltriage.core.evaluate import EvalOptions
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.app import create_app
 
 from .conftest import sample_inputs, wait_ready

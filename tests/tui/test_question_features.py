@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core import feature_cache
-from sqltriage.core.evaluate import EvalOptions
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import EvalOptions
+from sqltriage.core.questions import feature_cache
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.app import create_app
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from tests.tui.conftest import Evaluated, settle, wait_ready

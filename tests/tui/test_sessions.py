@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sqltriage.core.errors import UsageError
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.app import create_app
 from sqltriage.tui.commands.open_cmd import resolve, workspace_inputs
 from sqltriage.tui.screens.modals import Confirm

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
-from sqltriage.core.facets import FACETS, Filters, facet_counts, prepare
+from sqltriage.core.reporting.facets import FACETS, Filters, facet_counts, prepare
 from sqltriage.tui.app import create_app
 from sqltriage.tui.config import load_config
 from sqltriage.tui.widgets.facet_panel import TOP, FacetPanel

@@ -9,10 +9,10 @@ import polars as pl
 
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
-from sqltriage.core.evaluate import evaluate
-from sqltriage.core.execution import execute
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import evaluate
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.app import create_app
 from sqltriage.tui.widgets.detail_pane import DetailPane
 

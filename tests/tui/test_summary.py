@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sqltriage.core.workspace import Workspace, dataset_fingerprint
+from sqltriage.core.workspace.store import Workspace, dataset_fingerprint
 from sqltriage.tui.screens.browse import BrowseScreen
 from sqltriage.tui.screens.summary import ANALYSIS_META, SummaryScreen
 

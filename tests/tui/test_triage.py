@@ -7,9 +7,9 @@ from pathlib import Path
 import polars as pl
 from textual import events
 
-from sqltriage.core.report import EXPORT_COLUMNS
+from sqltriage.core.reporting.report import EXPORT_COLUMNS
 from sqltriage.core.suggest import stored_suggestions
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.screens.modals import Confirm, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import COLUMNS, ExamplesTable

@@ -10,11 +10,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from sqltriage.core.evaluate import evaluate
-from sqltriage.core.execution import execute
-from sqltriage.core.facets import TS_FALSE_POSITIVE
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.pipeline.evaluate import evaluate
+from sqltriage.core.reporting.facets import TS_FALSE_POSITIVE
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.app import _toggle, create_app
 from sqltriage.tui.screens.summary import SummaryScreen
 from sqltriage.tui.widgets.detail_pane import DetailPane

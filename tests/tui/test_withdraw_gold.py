@@ -9,9 +9,9 @@ from pathlib import Path
 
 import polars as pl
 
-from sqltriage.core.export_formats import write_export
-from sqltriage.core.report import load_frame
-from sqltriage.core.workspace import Workspace
+from sqltriage.core.reporting.export_formats import write_export
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.screens.browse import BrowseScreen
 from sqltriage.tui.screens.modals import Confirm, TagPicker
 from sqltriage.tui.widgets.detail_render import render_question

@@ -1,6 +1,6 @@
 """`sqltriage analyze`: the dataset-analysis report as rich tables with inline bars, or one JSON document.
 
-The numbers come from :func:`sqltriage.core.analysis.analyze_dataset`; this module only shows them.
+The numbers come from :func:`sqltriage.core.questions.analysis.analyze_dataset`; this module only shows them.
 Progress goes to stderr, and only to a terminal and only once the work has taken a moment.
 """
 
@@ -255,8 +255,8 @@ def render(report: dict[str, Any], console: Console) -> None:
 
 def run(dataset: Dataset, *, as_json: bool, pipeline: str | None) -> int:
     """Analyse the dataset and print the report (rich tables, or one JSON document with ``as_json``)."""
-    from sqltriage.core.analysis import analyze_dataset
-    from sqltriage.core.nl import load_pipeline, pipeline_unavailable_reason
+    from sqltriage.core.questions.analysis import analyze_dataset
+    from sqltriage.core.questions.nl import load_pipeline, pipeline_unavailable_reason
 
     err = Console(stderr=True)
     started = time.monotonic()
@@ -270,7 +270,7 @@ def run(dataset: Dataset, *, as_json: bool, pipeline: str | None) -> int:
     progress = _DelayedProgress(err)
 
     def keep(feats: Sequence[Any]) -> None:  # for every later evaluation of this dataset
-        from sqltriage.core.feature_cache import store_computed
+        from sqltriage.core.questions.feature_cache import store_computed
 
         store_computed(dataset, pipeline, feats)
 

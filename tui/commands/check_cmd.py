@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from sqltriage.core.checks import summarize_dataset, summarize_predictions
+from sqltriage.core.datasets.checks import summarize_dataset, summarize_predictions
 from sqltriage.tui.inputs import load_inputs
 
 

@@ -12,8 +12,8 @@ from sqltriage.core.errors import UsageError
 
 
 def run(args: argparse.Namespace) -> int:
-    from sqltriage.core.compare_queries import compare_queries
-    from sqltriage.core.execution import DEFAULT_TIMEOUT
+    from sqltriage.core.pipeline.compare_queries import compare_queries
+    from sqltriage.core.verdicts.execution import DEFAULT_TIMEOUT
 
     db = Path(args.db) if args.db else None
     if db is not None and not db.is_file():

@@ -13,7 +13,7 @@ from sqltriage.tui.inputs import default_workspace, load_inputs
 
 
 def options_from(args: argparse.Namespace) -> Any:
-    from sqltriage.core.evaluate import EvalOptions
+    from sqltriage.core.pipeline.evaluate import EvalOptions
 
     kwargs: dict[str, Any] = {}
     if getattr(args, "timeout", None) is not None:
@@ -27,7 +27,7 @@ def options_from(args: argparse.Namespace) -> Any:
     if getattr(args, "pipeline", None):
         kwargs["pipeline"] = args.pipeline
     if getattr(args, "cluster", None) is not None:
-        from sqltriage.core.cluster import parse_cluster_address, require_distributed
+        from sqltriage.core.pipeline.cluster import parse_cluster_address, require_distributed
 
         if getattr(args, "jobs", None) is not None:
             raise UsageError(
@@ -60,8 +60,8 @@ def features_line(status: str) -> str:
 
 def remember_neighbours(args: argparse.Namespace, workspace: Path) -> None:
     """Without --neighbours, keep the K and seed the workspace was last evaluated with (else ex_ts is lost)."""
-    from sqltriage.core.evaluate import NEIGHBOURS_META
-    from sqltriage.core.workspace import Workspace
+    from sqltriage.core.pipeline.evaluate import NEIGHBOURS_META
+    from sqltriage.core.workspace.store import Workspace
 
     if getattr(args, "neighbours", None) is not None or not workspace.is_file():
         return
@@ -92,7 +92,7 @@ def ts_unserved(frame: Any) -> dict[str, int]:
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "cluster", None) is None or getattr(args, "jobs", None) is not None:
         return _run(args)
-    from sqltriage.core.cluster import prestarted_cluster
+    from sqltriage.core.pipeline.cluster import prestarted_cluster
 
     with prestarted_cluster(args.cluster):  # local:N starts while the inputs load
         return _run(args)
@@ -101,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from sqltriage.core.evaluate import evaluate
-    from sqltriage.core.workspace import Workspace
+    from sqltriage.core.pipeline.evaluate import evaluate
+    from sqltriage.core.workspace.store import Workspace
     from sqltriage.tui.console import make_console
 
     inputs = load_inputs(args)
@@ -132,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
 
             summary = evaluate(inputs.dataset, inputs.predictions, ws, options, progress=progress)
         # polars only now: importing it starts native threads, and the pool is forked only without threads
-        from sqltriage.core.report import full_report, load_frame
+        from sqltriage.core.reporting.report import full_report, load_frame
 
         names = [p.name for p in inputs.predictions]
         frame = load_frame(ws, names)
@@ -185,8 +185,8 @@ def _compute_features(dataset: Any, path: Path, pipeline: str | None, err: Any) 
     """The question features, after the metrics were printed (spaCy; then cached for every workspace)."""
     import time
 
-    from sqltriage.core import feature_cache
-    from sqltriage.core.workspace import Workspace
+    from sqltriage.core.questions import feature_cache
+    from sqltriage.core.workspace.store import Workspace
 
     started = time.perf_counter()
     with err.status("computing question features (spaCy)…"), Workspace.open(path) as ws:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 
 def run(args: argparse.Namespace) -> int:
-    from sqltriage.core.export import apply_filters
-    from sqltriage.core.export_formats import format_of, write_export
-    from sqltriage.core.report import load_frame
-    from sqltriage.core.workspace import Workspace
+    from sqltriage.core.reporting.export import apply_filters
+    from sqltriage.core.reporting.export_formats import format_of, write_export
+    from sqltriage.core.reporting.report import load_frame
+    from sqltriage.core.workspace.store import Workspace
 
     out = Path(args.out)
     fmt = format_of(out, getattr(args, "format", None))  # a bad name fails before any work

@@ -16,8 +16,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from sqltriage.core.testsuite import DEFAULT_K, DEFAULT_SEED, NeighbourError, ensure_neighbours
-    from sqltriage.core.testsuite.cache import read_manifest
+    from sqltriage.core.verdicts.testsuite import DEFAULT_K, DEFAULT_SEED, NeighbourError, ensure_neighbours
+    from sqltriage.core.verdicts.testsuite.cache import read_manifest
     from sqltriage.tui.console import make_console
 
     k = DEFAULT_K if args.neighbours is None else args.neighbours

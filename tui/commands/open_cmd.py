@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqltriage.core.errors import UsageError
 from sqltriage.core.model import Dataset
-from sqltriage.core.taxonomy import load_taxonomy
+from sqltriage.core.triage.taxonomy import load_taxonomy
 from sqltriage.tui.config import config_path, load_config
 from sqltriage.tui.inputs import Inputs, default_workspace, load_inputs
 
@@ -38,7 +38,7 @@ def workspace_inputs(workspace: Path, args: argparse.Namespace) -> tuple[Inputs,
     """
     from sqltriage.core.datasets import load_dataset
     from sqltriage.core.errors import SqlTriageError
-    from sqltriage.core.workspace import Workspace
+    from sqltriage.core.workspace.store import Workspace
 
     if not workspace.exists():
         raise UsageError(

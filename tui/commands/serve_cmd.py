@@ -26,8 +26,8 @@ def served_command(workspace: Path, args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sqltriage.core.evaluate import evaluate
-    from sqltriage.core.workspace import Workspace
+    from sqltriage.core.pipeline.evaluate import evaluate
+    from sqltriage.core.workspace.store import Workspace
     from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
     from sqltriage.tui.commands.open_cmd import resolve
 

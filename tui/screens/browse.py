@@ -30,9 +30,9 @@ from textual.widgets import Footer, Input, Static, TabbedContent
 from textual.worker import get_current_worker
 from textual_fastdatatable import DataTable
 
-from sqltriage.core import facets
 from sqltriage.core.model import Schema
-from sqltriage.core.triage import GOLD_KINDS, Change
+from sqltriage.core.reporting import facets
+from sqltriage.core.triage.tags import GOLD_KINDS, Change
 from sqltriage.tui.screens.modals import Confirm, ExportDialog, NoteEditor, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import SORT_COLUMNS, ExamplesTable, display_arrow
@@ -251,7 +251,7 @@ class BrowseScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(ExamplesTable).focus()
         if (ws := getattr(self.app, "workspace", None)) is not None:
-            from sqltriage.core.alternatives import accepted
+            from sqltriage.core.workspace.accepted import accepted
 
             self.accepted_golds = accepted(ws)
         self.refilter()
@@ -476,7 +476,7 @@ class BrowseScreen(Screen):
 
     def accepted_labelled(self, index: int) -> list[tuple[str, str]]:
         """(label, sql) of the alternatives accepted in the app for an example, labelled as `gold_match` has them."""
-        from sqltriage.core.alternatives import ACCEPTED_LABEL, labelled
+        from sqltriage.core.datasets.alternatives import ACCEPTED_LABEL, labelled
 
         pairs = labelled(self._alternatives_of(index), self.accepted_golds.get(index, ()))
         return [(label, sql) for label, sql in pairs if label.startswith(ACCEPTED_LABEL)]
@@ -569,7 +569,7 @@ class BrowseScreen(Screen):
 
     @work(thread=True, group="features")
     def _features_worker(self, dataset: Any, workspace_path: Path, pipeline: str | None) -> None:
-        from sqltriage.core.feature_cache import ensure_apart
+        from sqltriage.core.questions.feature_cache import ensure_apart
 
         try:
             found, status = ensure_apart(dataset, workspace_path, pipeline)
@@ -605,8 +605,8 @@ class BrowseScreen(Screen):
     def _live_worker(
         self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str, witness: str | None = None
     ) -> None:
-        from sqltriage.core.execution import execute, run_pair
-        from sqltriage.core.gold_audit import audit_gold
+        from sqltriage.core.verdicts.execution import execute, run_pair
+        from sqltriage.core.verdicts.gold_audit import audit_gold
         from sqltriage.tui.widgets.detail_render import render_results
         from sqltriage.tui.widgets.witness_render import render_witness, witness_path
 
@@ -875,7 +875,7 @@ class BrowseScreen(Screen):
         self.app.push_screen(Confirm(question), confirmed)
 
     def _accept(self, index: int, sql: str, model: str, ws: Any) -> str:
-        from sqltriage.core.accepted_gold import accept
+        from sqltriage.core.triage.accepted_gold import accept
 
         done = accept(ws, self.app.dataset, index, sql, model=model, **self._limits())  # type: ignore[attr-defined]
         rows = len({m for m, _ in done.changed})
@@ -918,7 +918,7 @@ class BrowseScreen(Screen):
         self.app.push_screen(Confirm(question), confirmed)
 
     def _withdraw(self, index: int, sql: str, ws: Any) -> str:
-        from sqltriage.core.accepted_gold import withdraw
+        from sqltriage.core.triage.accepted_gold import withdraw
 
         done = withdraw(ws, self.app.dataset, index, sql, **self._limits())  # type: ignore[attr-defined]
         rows = len({m for m, _ in done.changed})
@@ -930,8 +930,8 @@ class BrowseScreen(Screen):
     @work(thread=True, group="save")
     def _gold_worker(self, turn: int, change: Callable[[Any], str]) -> None:
         """Change the accepted alternative golds (and so re-score rows), then re-read the frame."""
-        from sqltriage.core.alternatives import accepted
-        from sqltriage.core.report import load_frame
+        from sqltriage.core.reporting.report import load_frame
+        from sqltriage.core.workspace.accepted import accepted
 
         app = self.app
         ws = app.workspace  # type: ignore[attr-defined]
@@ -1013,7 +1013,7 @@ class BrowseScreen(Screen):
 
     @work(thread=True, group="save")
     def _undo_lookup_worker(self) -> None:
-        from sqltriage.core import history
+        from sqltriage.core.triage import history
 
         try:
             change = history.last_change(self.app.workspace)  # type: ignore[attr-defined]
@@ -1023,7 +1023,7 @@ class BrowseScreen(Screen):
         self.post_message(UndoFound(change))
 
     def on_undo_found(self, message: UndoFound) -> None:
-        from sqltriage.core.history import describe
+        from sqltriage.core.triage.history import describe
 
         change = message.change
         if change is None:
@@ -1044,7 +1044,7 @@ class BrowseScreen(Screen):
         self.app.push_screen(Confirm(f"Undo: {describe(change)}?"), confirmed)
 
     def _undo_gold(self, change: Change, ws: Any) -> str:
-        from sqltriage.core import history
+        from sqltriage.core.triage import history
 
         done = history.undo(ws, change, dataset=self.app.dataset, **self._limits())  # type: ignore[attr-defined]
         return f"undone: {done.describe()}"
@@ -1058,13 +1058,13 @@ class BrowseScreen(Screen):
     def _save_worker(
         self, turn: int, kind: str, pairs: list[RowKey], value: str, undo_of: Change | None
     ) -> None:
-        from sqltriage.core import triage
+        from sqltriage.core.triage import tags as triage
 
         ws = self.app.workspace  # type: ignore[attr-defined]
         with self.app.write_turns.turn(turn):  # type: ignore[attr-defined]  # changes commit in the order made
             try:
                 if undo_of is not None:
-                    from sqltriage.core import history
+                    from sqltriage.core.triage import history
 
                     change = history.undo(ws, undo_of)
                 elif kind == "tag":
@@ -1117,7 +1117,7 @@ class BrowseScreen(Screen):
 
     @work(thread=True, group="export")
     def _export_worker(self, view: pl.DataFrame, path: Path) -> None:
-        from sqltriage.core.export_formats import write_export
+        from sqltriage.core.reporting.export_formats import write_export
 
         try:  # the file name says the format: .csv, .jsonl, .parquet or .sqlite
             n = write_export(facets.for_export(view), path)

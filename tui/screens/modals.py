@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from sqltriage.core.taxonomy import Taxonomy
+from sqltriage.core.triage.taxonomy import Taxonomy
 
 if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
     from sqltriage.core.suggest import Suggestion

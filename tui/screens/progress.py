@@ -72,9 +72,9 @@ class ProgressScreen(Screen):
 
     @work(thread=True, exclusive=True, group="open")
     def _open_worker(self) -> None:
-        from sqltriage.core.evaluate import evaluate
-        from sqltriage.core.facets import prepare, use_ex_mode
-        from sqltriage.core.report import load_frame
+        from sqltriage.core.pipeline.evaluate import evaluate
+        from sqltriage.core.reporting.facets import prepare, use_ex_mode
+        from sqltriage.core.reporting.report import load_frame
 
         app = self.app
         ws = app.workspace  # type: ignore[attr-defined]

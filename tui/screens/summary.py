@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, Select, Static, TabbedContent, TabPane
 
-from sqltriage.core import facets
+from sqltriage.core.reporting import facets
 from sqltriage.tui.widgets.charts import METRICS, summary_renderable
 from sqltriage.tui.widgets.plain import plain_text
 
@@ -113,7 +113,7 @@ class SummaryScreen(Screen):
 
     @work(thread=True, exclusive=True, group="summary")
     def _report_worker(self) -> None:
-        from sqltriage.core.report import full_report
+        from sqltriage.core.reporting.report import full_report
 
         report = full_report(self.frame)
         self.post_message(
@@ -202,14 +202,14 @@ class SummaryScreen(Screen):
 
     @work(thread=True, exclusive=True, group="analysis")
     def _analysis_worker(self) -> None:
-        from sqltriage.core.workspace import dataset_fingerprint
+        from sqltriage.core.workspace.store import dataset_fingerprint
 
         app: Any = self.app
         key = ANALYSIS_META + dataset_fingerprint(app.dataset)
         cached = app.workspace.get_meta(key)
         report = json.loads(cached) if cached else None
         if report is None:
-            from sqltriage.core.analysis import analyze_dataset
+            from sqltriage.core.questions.analysis import analyze_dataset
 
             try:
                 report = analyze_dataset(app.dataset)

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from sqltriage.core.facets import FACETS
+from sqltriage.core.reporting.facets import FACETS
 
 _SEP = "\x1f"
 _MORE = "\x1emore"

@@ -8,7 +8,7 @@ from rich.console import Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from sqltriage.core.execution import PairRun
+from sqltriage.core.verdicts.execution import PairRun
 
 
 def witness_path(witness: str | None) -> Path | None:
@@ -21,7 +21,7 @@ def witness_path(witness: str | None) -> Path | None:
         return None
     path = Path(witness)
     if not path.is_file():
-        from sqltriage.core.testsuite import default_cache_root
+        from sqltriage.core.verdicts.testsuite import default_cache_root
 
         local = default_cache_root() / path.parent.name / path.name
         if local.is_file():

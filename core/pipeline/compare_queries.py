@@ -1,0 +1,106 @@
+"""Everything `sqltriage diff` reports about two queries, as one JSON-ready document."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from sqltriage.core.datasets.schema import schema_from_sqlite
+from sqltriage.core.model import Schema
+from sqltriage.core.verdicts.execution import DEFAULT_TIMEOUT, ExecResult, execute
+
+SHOWN_ROWS = 20
+
+
+def _result_doc(result: ExecResult) -> dict[str, Any]:
+    return {
+        "columns": list(result.columns),
+        "rows": [list(r) for r in result.rows[:SHOWN_ROWS]],
+        "row_count": len(result.rows),
+        "truncated": result.truncated,
+        "elapsed": round(result.elapsed, 6),
+        "error": result.error,
+        "error_kind": result.error_kind,
+    }
+
+
+def _official(
+    db: Path, gold_sql: str, pred_sql: str, ex_spider: int | None, timeout: float
+) -> dict[str, Any]:
+    """`ex_official` and the quirk that sets it apart from `ex_spider` (docs/ex-differences.md)."""
+    from sqltriage.core.verdicts.official_ex import official_gold_text, official_outcome, official_pred_text
+
+    gold = execute(db, official_gold_text(gold_sql), timeout=timeout)
+    pred = execute(db, official_pred_text(pred_sql), timeout=timeout)
+    verdict = official_outcome(gold, pred, gold_sql, pred_sql, ex_spider)
+    return {"ex_official": verdict.ex, "official_quirk": verdict.quirk}
+
+
+def compare_queries(
+    gold_sql: str, pred_sql: str, *, db: Path | None = None, timeout: float = DEFAULT_TIMEOUT
+) -> dict[str, Any]:
+    """Categories of both, EM both ways, partial match with its breakdown, the clause diff, and results."""
+    from sqltriage.core.sql.authors_match import authors_partial_match
+    from sqltriage.core.sql.categories import categorize
+    from sqltriage.core.sql.diff import sql_diff
+    from sqltriage.core.sql.exact_match import exact_match
+    from sqltriage.core.sql.parse import parse_sql
+    from sqltriage.core.sql.partial_match import partial_match
+    from sqltriage.core.sql.schema_guess import guess_schema
+    from sqltriage.core.verdicts.exec_compare import execution_outcomes
+
+    schema: Schema = schema_from_sqlite(db) if db is not None else guess_schema([gold_sql, pred_sql])
+    gold, pred = parse_sql(gold_sql, schema), parse_sql(pred_sql, schema)
+    em = exact_match(gold_sql, pred_sql, schema)
+    pm = partial_match(gold, pred, schema)
+    diff = sql_diff(gold, pred, schema)
+    doc: dict[str, Any] = {
+        "gold_sql": gold_sql,
+        "pred_sql": pred_sql,
+        "schema": "database" if db is not None else "inferred from the queries",
+        "em": em.em,
+        "em_spider": em.em_spider,
+        "em_error": em.error,
+        "sm": pm.sm,
+        "om": pm.om,
+        "vm": pm.vm,
+        "pm": pm.pm,
+        "pm_error": pm.error,
+        "authors": asdict(authors_partial_match(gold, pred, schema)),  # as the paper's code computes them
+        "gold": asdict(categorize(gold, schema)),
+        "pred": asdict(categorize(pred, schema)),
+        "breakdown": [s.as_dict() for s in pm.subqueries],
+        "diff": {
+            "gold_pretty": diff.gold_pretty,
+            "pred_pretty": diff.pred_pretty,
+            "identical": diff.identical,
+            "clauses": [asdict(c) for c in diff.clauses],
+        },
+    }
+    g = p = None
+    if db is not None:
+        g = execute(db, gold_sql, timeout=timeout)
+        p = execute(db, pred_sql, timeout=timeout)
+        doc["execution"] = {
+            "db": str(db),
+            "gold": _result_doc(g),
+            "pred": _result_doc(p),
+            **execution_outcomes(g, p, gold_sql),
+        }
+        doc["execution"].update(_official(db, gold_sql, pred_sql, doc["execution"]["ex_spider"], timeout))
+    doc["suggestions"] = _suggestions(gold, pred, schema, g, p, doc.get("execution"))
+    return doc
+
+
+def _suggestions(
+    gold: Any, pred: Any, schema: Schema, g: ExecResult | None, p: ExecResult | None, ex: dict | None
+) -> list[dict[str, Any]]:
+    """Ranked suggested causes, each with its confidence and reason (results used when there is a db)."""
+    from sqltriage.core.suggest import suggest_causes
+
+    error = p.error if p is not None else None
+    found = suggest_causes(
+        gold, pred, schema=schema, gold_result=g, pred_result=p, ex=ex.get("ex") if ex else None, error=error
+    )
+    return [s.as_dict() for s in found]

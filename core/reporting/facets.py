@@ -1,0 +1,509 @@
+"""Facets over the evaluation frame: outcome definitions, filter expressions and live counts (pure polars).
+
+A filter is a set of chosen values per facet plus a free-text search. Values of one facet combine with
+OR, facets combine with AND. The count shown next to a value is the number of rows it would give under
+every *other* active filter, so choosing it never surprises (the usual faceted-search convention).
+The app and the CLI share these definitions, so "near miss" means the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import polars as pl
+
+from sqltriage.core.verdicts.gold_audit import REASONS as GOLD_SUSPECT_REASONS
+
+# Facets in sidebar order: (key, label). `tag` and `outcome` are computed, the rest are columns.
+FACETS: tuple[tuple[str, str], ...] = (
+    ("model", "model"),
+    ("outcome", "outcome"),
+    ("structural", "structural"),
+    ("operators", "operators"),
+    ("hardness", "hardness"),
+    ("reasoning", "reasoning"),
+    ("db_id", "database"),
+    ("official_quirk", "official evaluator scores differently"),
+    ("tag", "tag"),
+)
+FACET_KEYS = tuple(k for k, _ in FACETS)
+NONE_VALUE = "(none)"  # the facet value of a row whose column is empty
+NEAR_MISS_PM = 0.9  # EX fails although the query is this close to gold
+LOW_PM = 0.5  # EX passes although the query is this far from gold: maybe right by accident
+SEARCH_COLUMNS = ("question", "gold_sql", "pred_sql")
+TS_FALSE_POSITIVE = "EX pass, fails on a neighbour (EX false positive)"  # needs `eval --neighbours K`
+
+
+def _is(col: str, value: int) -> pl.Expr:
+    return (pl.col(col) == value).fill_null(False)
+
+
+def _modes_disagree() -> pl.Expr:
+    modes = [pl.col(c) for c in ("ex_spider", "ex_bird", "ex_archer")]
+    known = pl.all_horizontal(*(m.is_not_null() for m in modes))
+    same = pl.all_horizontal(*(m == modes[0] for m in modes[1:]))
+    return (known & ~same).fill_null(False)
+
+
+def outcome_exprs() -> dict[str, pl.Expr]:
+    """Outcome name → boolean expression over the frame of `report.load_frame`; a row may have several."""
+    return {
+        "EX pass": _is("ex", 1),
+        "EX fail": _is("ex", 0),
+        "EM pass": _is("em", 1),
+        "EM fail": _is("em", 0),
+        "does not execute": _is("va", 0),
+        "does not parse": _is("parse_ok", 0),
+        "database missing": _is("db_missing", 1),
+        "EX modes disagree": _modes_disagree(),
+        "EX pass, EM fail (EM false negative?)": _is("ex", 1) & _is("em", 0),
+        f"EX fail, PM ≥ {NEAR_MISS_PM} (near miss)": _is("ex", 0)
+        & (pl.col("pm") >= NEAR_MISS_PM).fill_null(False),
+        f"EX pass, PM < {LOW_PM} (EX false positive?)": _is("ex", 1)
+        & (pl.col("pm") < LOW_PM).fill_null(False),
+        TS_FALSE_POSITIVE: _is("ex_spider", 1) & _is("ex_ts", 0),
+        "the official evaluator scores this differently": pl.col("ex_official")
+        .ne_missing(pl.col("ex_spider"))
+        .fill_null(False),
+        "EX fail only by a row tied at gold's LIMIT (tie-sensitive)": _is("tie_sensitive", 1),
+        "EX pass on an alternative gold": pl.col("gold_match").fill_null("gold") != "gold",
+        **{
+            f"gold suspect: {label}": pl.col("gold_suspect").fill_null("").str.contains(label, literal=True)
+            for label in GOLD_SUSPECT_REASONS.values()
+        },
+    }
+
+
+OUTCOMES: tuple[str, ...] = tuple(outcome_exprs())
+
+
+def _outcome_column(name: str) -> str:
+    return f"_o{OUTCOMES.index(name)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What the user chose: values per facet (OR within, AND across) and a search text."""
+
+    selected: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    search: str = ""
+    examples: frozenset[int] | None = None  # a fixed set of example indexes (a comparison cell), or none
+    examples_label: str = ""  # how the status line names that set
+
+    def toggled(self, facet: str, value: str) -> Filters:
+        current = set(self.selected.get(facet, frozenset()))
+        current ^= {value}
+        selected = {k: v for k, v in self.selected.items() if k != facet}
+        if current:
+            selected[facet] = frozenset(current)
+        return replace(self, selected=selected)
+
+    def with_search(self, text: str) -> Filters:
+        return replace(self, search=text)
+
+    def with_examples(self, examples: frozenset[int] | None, label: str = "") -> Filters:
+        return replace(self, examples=examples, examples_label=label if examples is not None else "")
+
+    def cleared(self, facet: str | None = None) -> Filters:
+        if facet is None:
+            return Filters({}, "")
+        return replace(self, selected={k: v for k, v in self.selected.items() if k != facet})
+
+    @property
+    def active(self) -> bool:
+        return bool(self.search.strip()) or any(self.selected.values()) or self.examples is not None
+
+    def describe(self) -> str:
+        """One line for the status bar: `model=a|b · outcome=EX fail · "text"`."""
+        parts = [
+            f"{facet}={'|'.join(sorted(values))}"
+            for facet, values in sorted(self.selected.items(), key=lambda kv: FACET_KEYS.index(kv[0]))
+            if values
+        ]
+        if self.examples is not None:
+            parts.append(self.examples_label or f"{len(self.examples)} chosen examples")
+        if self.search.strip():
+            parts.append(f'"{self.search.strip()}"')
+        return " · ".join(parts) if parts else "no filter"
+
+
+def _tag_list(tags: pl.Expr) -> pl.Expr:
+    tags = tags.fill_null("")
+    return pl.when(tags == "").then(pl.lit([NONE_VALUE])).otherwise(tags.str.split(", "))
+
+
+def prepare(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with what filtering needs computed once: facet text columns, outcome flags, search text.
+
+    Done once per load, so that every keystroke filters with cheap column comparisons only.
+    """
+    text_facets = [
+        pl.col(c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}") for c in _COLUMN_FACETS
+    ]
+    tag_list = _tag_list(pl.col("tags"))
+    search = pl.concat_str(
+        [pl.col(c).fill_null("") for c in SEARCH_COLUMNS], separator="\n"
+    ).str.to_lowercase()
+    outcomes = [expr.alias(_outcome_column(name)) for name, expr in outcome_exprs().items()]
+    return frame.with_columns(*text_facets, tag_list.alias("_f_tag"), search.alias("_search"), *outcomes)
+
+
+def facet_expr(facet: str, values: frozenset[str] | set[str]) -> pl.Expr:
+    """Rows having any of `values` in `facet` (a prepared frame)."""
+    chosen = sorted(values)
+    if facet == "outcome":
+        return pl.any_horizontal(
+            *(pl.col(_outcome_column(v)) for v in chosen if v in OUTCOMES), pl.lit(False)
+        )
+    if facet == "tag":
+        return pl.col("_f_tag").list.set_intersection(pl.lit(chosen, dtype=pl.List(pl.Utf8))).list.len() > 0
+    return pl.col(f"_f_{facet}").is_in(chosen)
+
+
+def search_expr(text: str) -> pl.Expr:
+    """Case-insensitive literal match of every word of `text` in question, gold SQL or predicted SQL."""
+    words = [w for w in text.lower().split() if w]
+    if not words:
+        return pl.lit(True)
+    return pl.all_horizontal(*(pl.col("_search").str.contains(w, literal=True) for w in words))
+
+
+def filter_expr(filters: Filters, *, exclude: str | None = None) -> pl.Expr:
+    """All active filters but `exclude`'s, as one expression."""
+    parts = [facet_expr(f, v) for f, v in filters.selected.items() if v and f != exclude]
+    parts.append(search_expr(filters.search))
+    if filters.examples is not None:
+        parts.append(pl.col("index").is_in(sorted(filters.examples)))
+    return pl.all_horizontal(*parts)
+
+
+def apply(frame: pl.DataFrame, filters: Filters) -> pl.DataFrame:
+    """The rows of a prepared frame that pass every filter, in the frame's order."""
+    if not filters.active:
+        return frame
+    return frame.filter(filter_expr(filters))
+
+
+def facet_counts(frame: pl.DataFrame, filters: Filters) -> dict[str, list[tuple[str, int]]]:
+    """For each facet, (value, live count) pairs: counts under every other filter, most frequent first.
+
+    A selected value is always listed (with 0 when nothing is left), so it can be unselected. The app
+    keeps a `FacetIndex` per load instead of calling this on every key.
+    """
+    return FacetIndex(frame).counts(filters)
+
+
+def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False) -> pl.DataFrame:
+    """Sorted by `column` (nulls last), ties kept in load order; the frame unchanged for no column."""
+    if not column or column not in frame.columns:
+        return frame
+    return frame.sort(column, descending=descending, nulls_last=True, maintain_order=True)
+
+
+# --- the fast path: row numbers and live counts from numpy codes, built once per load ------------------
+
+_COLUMN_FACETS = ("model", "structural", "operators", "hardness", "reasoning", "db_id", "official_quirk")
+_WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse earlier searches
+
+
+def _codes(series: pl.Series) -> tuple[np.ndarray, list[str]]:
+    """Integer codes of a text column and the labels they stand for (sorted)."""
+    labels = series.unique().sort()
+    if labels.is_empty():  # an empty workspace: no codes, no labels (numpy cannot count an object array)
+        return np.zeros(0, dtype=np.int32), []
+    new = pl.int_range(labels.len(), dtype=pl.Int32, eager=True)  # numpy input would import numpy.ma (~50 ms)
+    return series.replace_strict(labels, new, return_dtype=pl.Int32).to_numpy(), labels.to_list()
+
+
+def _lookup(labels: list[str], chosen: Iterable[str]) -> np.ndarray:
+    """A boolean per label: is it one of `chosen`."""
+    pos = {v: i for i, v in enumerate(labels)}
+    hit = np.zeros(len(labels) + 1, dtype=bool)  # one spare slot so an empty facet still indexes
+    for v in chosen:
+        if v in pos:
+            hit[pos[v]] = True
+    return hit
+
+
+@dataclass(frozen=True, slots=True)
+class _Texts:
+    """Distinct lower-cased texts and, per row, which one the row has: each text is searched once."""
+
+    texts: pl.Series
+    of_row: np.ndarray
+
+
+def _distinct_texts(text: pl.Series) -> _Texts:
+    codes, labels = _codes(text)
+    return _Texts(pl.Series(labels, dtype=pl.Utf8), codes)
+
+
+class FacetIndex:
+    """A prepared frame's filter columns as integer codes, so that each keystroke costs milliseconds.
+
+    Filtering and sorting give row numbers of the frame (never copies of its rows); counting is a
+    `bincount` per facet. The question and gold SQL are searched once per example and the predicted
+    SQL once per distinct text, and the matches of each word are kept, so that typing a longer word
+    only searches what the shorter one matched. Agrees with `apply`, `facet_counts` and `sort_frame`.
+    """
+
+    def __init__(self, frame: pl.DataFrame, *, _shared: FacetIndex | None = None) -> None:
+        self.frame = frame
+        self.height = frame.height
+        if _shared is not None:  # same rows in the same order, only the tags changed
+            for name in ("_codes", "_labels", "_outcomes", "_index", "_examples", "_preds"):
+                setattr(self, name, getattr(_shared, name))
+        else:
+            self._codes: dict[str, np.ndarray] = {}
+            self._labels: dict[str, list[str]] = {}
+            for facet in _COLUMN_FACETS:
+                self._codes[facet], self._labels[facet] = _codes(frame.get_column(f"_f_{facet}"))
+            self._outcomes = np.stack(
+                [frame.get_column(_outcome_column(n)).to_numpy() for n in OUTCOMES]
+            ).astype(bool)
+            self._index = frame.get_column("index").to_numpy()
+            per_example = pl.concat_str(
+                [pl.col(c).fill_null("") for c in SEARCH_COLUMNS[:2]], separator="\n"
+            ).str.to_lowercase()
+            self._examples = _distinct_texts(frame.select(per_example).to_series())
+            self._preds = _distinct_texts(frame.get_column("pred_sql").fill_null("").str.to_lowercase())
+        tags = frame.select(pl.int_range(pl.len(), dtype=pl.Int64).alias("_r"), "_f_tag").explode("_f_tag")
+        self._tag_rows = tags.get_column("_r").to_numpy()
+        self._tag_codes, self._tag_labels = _codes(tags.get_column("_f_tag").fill_null(NONE_VALUE))
+        self._ranks: dict[str, tuple[np.ndarray, int]] = {}
+        self._words: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def retagged(self, frame: pl.DataFrame) -> FacetIndex:
+        """The index of `frame`, the same rows as this one after a tag change (`with_tag_change`)."""
+        return FacetIndex(frame, _shared=self)
+
+    # --- masks ------------------------------------------------------------------------------------
+
+    def _facet_mask(self, facet: str, values: frozenset[str]) -> np.ndarray:
+        if facet == "outcome":
+            rows = [OUTCOMES.index(v) for v in values if v in OUTCOMES]
+            return self._outcomes[rows].any(axis=0) if rows else np.zeros(self.height, dtype=bool)
+        if facet == "tag":
+            hit = _lookup(self._tag_labels, values)[self._tag_codes]
+            return np.bincount(self._tag_rows[hit], minlength=self.height) > 0
+        return _lookup(self._labels[facet], values)[self._codes[facet]]
+
+    def _word(self, word: str) -> tuple[np.ndarray, np.ndarray]:
+        """Which distinct example texts and predicted texts contain `word`."""
+        with self._lock:
+            hit = self._words.get(word)
+            # a text containing `word` contains every part of it: search only what the longest part matched
+            part = max((w for w in self._words if w in word), key=len, default=None)
+            priors = self._words[part] if hit is None and part is not None else (None, None)
+        if hit is not None:
+            return hit
+        found = []
+        for texts, prior in zip((self._examples, self._preds), priors, strict=True):
+            if prior is None:
+                found.append(texts.texts.str.contains(word, literal=True).to_numpy())
+                continue
+            out = np.zeros(len(texts.texts), dtype=bool)
+            where = np.flatnonzero(prior)
+            out[where] = texts.texts.gather(where).str.contains(word, literal=True).to_numpy()
+            found.append(out)
+        hit = (found[0], found[1])
+        with self._lock:
+            if len(self._words) >= _WORD_CACHE:
+                self._words.pop(next(iter(self._words)))
+            self._words[word] = hit
+        return hit
+
+    def _common_mask(self, filters: Filters) -> np.ndarray | None:
+        """Search and chosen examples: the filters every facet count is under."""
+        mask: np.ndarray | None = None
+        for word in dict.fromkeys(w for w in filters.search.lower().split() if w):
+            in_example, in_pred = self._word(word)
+            m = in_example[self._examples.of_row] | in_pred[self._preds.of_row]
+            mask = m if mask is None else mask & m
+        if filters.examples is not None:
+            m = np.isin(self._index, np.fromiter(filters.examples, dtype=self._index.dtype))
+            mask = m if mask is None else mask & m
+        return mask
+
+    def _masks(self, filters: Filters) -> dict[str, np.ndarray]:
+        return {f: self._facet_mask(f, v) for f, v in filters.selected.items() if v and f in FACET_KEYS}
+
+    # --- rows, counts, order ----------------------------------------------------------------------
+
+    def rows(self, filters: Filters, column: str | None = None, descending: bool = False) -> np.ndarray:
+        """Row numbers of the frame passing `filters`, in load order or sorted as `sort_frame` sorts."""
+        mask = self._common_mask(filters)
+        for m in self._masks(filters).values():
+            mask = m if mask is None else mask & m
+        rows = np.arange(self.height, dtype=np.int64) if mask is None else np.flatnonzero(mask)
+        if column and column in self.frame.columns:
+            key = self.sort_key(column, descending)[rows]
+            rows = rows[np.argsort(key, kind="stable")]
+        return rows
+
+    def counts(self, filters: Filters) -> dict[str, list[tuple[str, int]]]:
+        """What `facet_counts` gives, from the codes."""
+        common = self._common_mask(filters)
+        masks = self._masks(filters)
+        out: dict[str, list[tuple[str, int]]] = {}
+        for facet in FACET_KEYS:
+            base = common
+            for other, m in masks.items():
+                if other != facet:
+                    base = m if base is None else base & m
+            out[facet] = self._values(facet, base)
+            listed = {v for v, _ in out[facet]}
+            out[facet] += [(v, 0) for v in sorted(filters.selected.get(facet, ())) if v not in listed]
+        return out
+
+    def _values(self, facet: str, base: np.ndarray | None) -> list[tuple[str, int]]:
+        if facet == "outcome":
+            sums = self._outcomes.sum(axis=1) if base is None else self._outcomes[:, base].sum(axis=1)
+            return [(name, int(n)) for name, n in zip(OUTCOMES, sums, strict=True)]
+        if facet == "tag":
+            codes = self._tag_codes if base is None else self._tag_codes[base[self._tag_rows]]
+            labels = self._tag_labels
+        else:
+            codes = self._codes[facet] if base is None else self._codes[facet][base]
+            labels = self._labels[facet]
+        counts = np.bincount(codes, minlength=len(labels))
+        pairs = [(labels[i], int(counts[i])) for i in np.flatnonzero(counts)]
+        return sorted(pairs, key=lambda p: (-p[1], p[0]))
+
+    def sort_key(self, column: str, descending: bool = False) -> np.ndarray:
+        """Per row an integer that orders rows as sorting by `column` does, nulls last either way."""
+        with self._lock:
+            known = self._ranks.get(column)
+        if known is None:
+            dense = self.frame.get_column(column).rank("dense")  # 1..k, nulls stay null
+            k = int(dense.max() or 0)
+            known = (dense.fill_null(k + 1).to_numpy().astype(np.int64) - 1, k)
+            with self._lock:
+                self._ranks[column] = known
+        rank, k = known  # 0..k-1, and k for a null
+        return np.where(rank == k, k, k - 1 - rank) if descending else rank
+
+    def row_number(self, index: int, model: str) -> int | None:
+        """The frame's row of (example index, model), or None."""
+        is_model = _lookup(self._labels["model"], [model])[self._codes["model"]]
+        hit = np.flatnonzero((self._index == index) & is_model)
+        return int(hit[0]) if len(hit) else None
+
+    def warm(self, columns: Iterable[str]) -> None:
+        """Compute the sort keys of `columns` now (in a worker), so that no keystroke waits for them."""
+        for column in columns:
+            if column in self.frame.columns:
+                self.sort_key(column)
+
+
+def outcome_names_matching(pattern: str) -> list[str]:
+    """Outcome names containing `pattern` (case-insensitive), for commands that name an outcome loosely."""
+    rx = re.compile(re.escape(pattern), re.I)
+    return [n for n in OUTCOMES if rx.search(n)]
+
+
+# --- EX mode, in-place updates after a triage change, model comparison ----------------------------------
+
+EX_MODES = ("spider", "bird", "archer")
+
+
+def use_ex_mode(frame: pl.DataFrame, mode: str) -> pl.DataFrame:
+    """The frame with `ex` taken from `ex_<mode>` (before `prepare`); the stored `ex` is kept as `_ex_stored`.
+
+    The table, the facets and the summary then all speak of one mode; an export restores `ex`.
+    """
+    if mode not in EX_MODES:
+        raise ValueError(f"unknown EX mode {mode!r} (one of {', '.join(EX_MODES)})")
+    stored = frame.get_column("_ex_stored") if "_ex_stored" in frame.columns else frame.get_column("ex")
+    return frame.with_columns(stored.alias("_ex_stored"), pl.col(f"ex_{mode}").alias("ex"))
+
+
+def for_export(frame: pl.DataFrame) -> pl.DataFrame:
+    """`ex` as stored (the default mode of the export contract), whatever mode the screen shows."""
+    if "_ex_stored" in frame.columns:
+        return frame.with_columns(pl.col("_ex_stored").alias("ex"))
+    return frame
+
+
+def _pairs_frame(pairs: Mapping[tuple[int, str], str | None], column: str) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "index": [i for i, _ in pairs],
+            "model": [m for _, m in pairs],
+            column: list(pairs.values()),
+            "_hit": [True] * len(pairs),
+        },
+        schema={"index": pl.Int64, "model": pl.Utf8, column: pl.Utf8, "_hit": pl.Boolean},
+    )
+
+
+def _patched(frame: pl.DataFrame, pairs: Mapping[tuple[int, str], str | None], column: str) -> pl.DataFrame:
+    if not pairs:
+        return frame
+    upd = _pairs_frame(pairs, "_new")
+    joined = frame.join(upd, on=["index", "model"], how="left", maintain_order="left")
+    value = pl.when(pl.col("_hit").fill_null(False)).then(pl.col("_new")).otherwise(pl.col(column))
+    return joined.with_columns(value.alias(column)).drop("_new", "_hit")
+
+
+def with_tag_change(
+    frame: pl.DataFrame, pairs: Iterable[tuple[int, str]], tag: str, *, added: bool
+) -> pl.DataFrame:
+    """The prepared frame after `tag` was added to (or removed from) `pairs`: `tags` and the tag facet.
+
+    Only the touched rows change, so the table and the live counts follow a triage change at once
+    without reloading the workspace. Tags stay sorted and joined by ", " as the workspace lists them.
+    """
+    wanted = set(pairs)
+    if not wanted:
+        return frame
+    keys = pl.DataFrame(
+        {"index": [i for i, _ in wanted], "model": [m for _, m in wanted]},
+        schema={"index": pl.Int64, "model": pl.Utf8},
+    )
+    touched = frame.select("index", "model", "tags").join(keys, on=["index", "model"], how="semi")
+    new: dict[tuple[int, str], str | None] = {}
+    for index, model, tags in touched.iter_rows():
+        current = {t for t in (tags or "").split(", ") if t}
+        current = current | {tag} if added else current - {tag}
+        new[(index, model)] = ", ".join(sorted(current)) or None
+    out = _patched(frame, new, "tags")
+    return out.with_columns(_tag_list(pl.col("tags")).alias("_f_tag")) if "_f_tag" in out.columns else out
+
+
+def with_note(frame: pl.DataFrame, notes: Mapping[tuple[int, str], str]) -> pl.DataFrame:
+    """The frame with these notes set ("" clears one)."""
+    return _patched(frame, {k: (v if v.strip() else None) for k, v in notes.items()}, "note")
+
+
+COMPARE_CELLS = ("both pass", "only A passes", "only B passes", "neither passes")
+
+
+def compare_models(frame: pl.DataFrame, a: str, b: str) -> dict[str, frozenset[int]]:
+    """The 2×2 of two models on EX (in the frame's mode): example indexes per cell.
+
+    Examples where either model has no EX verdict (no database, not evaluated) are left out and
+    returned under "not comparable".
+    """
+    pick = frame.filter(pl.col("model").is_in([a, b])).select("index", "model", "ex")
+    wide = pick.pivot(on="model", index="index", values="ex", aggregate_function="first")
+    for m in (a, b):
+        if m not in wide.columns:
+            wide = wide.with_columns(pl.lit(None, dtype=pl.Int64).alias(m))
+    ca, cb = pl.col(a), pl.col(b)
+    cells = {
+        "both pass": (ca == 1) & (cb == 1),
+        "only A passes": (ca == 1) & (cb == 0),
+        "only B passes": (ca == 0) & (cb == 1),
+        "neither passes": (ca == 0) & (cb == 0),
+        "not comparable": ca.is_null() | cb.is_null(),
+    }
+    return {
+        name: frozenset(wide.filter(expr.fill_null(name == "not comparable")).get_column("index").to_list())
+        for name, expr in cells.items()
+    }

@@ -1,0 +1,272 @@
+"""Aggregates over a workspace's evaluations (polars), shared by the CLI and the app."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from sqltriage.core.verdicts.review import reviewed_columns
+from sqltriage.core.workspace.store import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
+
+EXPORT_COLUMNS = (
+    "index",
+    "example_id",
+    "db_id",
+    "question",
+    "gold_sql",
+    "model",
+    "pred_sql",
+    "va",
+    "ex",
+    "ex_spider",
+    "ex_bird",
+    "ex_archer",
+    "ex_official",
+    "ex_reviewed",
+    "em",
+    "em_spider",
+    "sm",
+    "om",
+    "vm",
+    "pm",
+    "ex_ts",
+    "ts_databases",
+    "ts_witness",
+    "gold_suspect",
+    "tie_sensitive",
+    "gold_match",
+    "structural",
+    "operators",
+    "hardness",
+    "reasoning",
+    "error",
+    "tags",
+    "note",
+    "suggested",
+)
+EXTRA_COLUMNS = (
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+    "pm_authors",
+    "authors_note",
+    "official_quirk",
+    "gold_suspect_detail",
+    "error_kind",
+    "parse_ok",
+    "pred_structural",
+    "pred_operators",
+    "difficulty",
+    "evidence",
+    "commonsense",
+    "reasoning_inferred",
+    "db_missing",
+    "gold_error",
+    "gold_error_kind",
+)
+EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer", "ex_official", "ex_ts")
+MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
+AUTHORS_METRICS = (
+    "pm_authors",
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+)  # the paper's code; None where it raises
+FACETS = ("hardness", "structural", "operators", "reasoning")
+TOP_CATEGORIES = 8
+HARDNESS_ORDER = ("easy", "medium", "hard", "extra")
+
+_PL_TYPES = {int: pl.Int64, float: pl.Float64, str: pl.Utf8}
+
+
+def load_frame(workspace: Workspace, models: Sequence[str] | None = None) -> pl.DataFrame:
+    """One row per (example, model): results joined with their example, tags (joined by ', ') and note.
+
+    Each table is read once and joined in polars: an example's text is fetched once, not once per
+    model, which is most of the cost of opening a workspace with many models.
+    """
+    from sqltriage.core.reporting.views import ensure_views
+
+    ensure_views(workspace)  # the `evaluations` view for the sqlite3 / sqlite-utils command line
+    ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx"]
+    res_cols = [c for c in RESULT_COLUMNS if c != "idx"]
+    where, params = "", []
+    if models:
+        where = f" WHERE model IN ({', '.join('?' for _ in models)})"
+        params = list(models)
+    results = _read(
+        workspace,
+        "SELECT idx, " + ", ".join(f"[{c}]" for c in res_cols) + " FROM results" + where,
+        params,
+        {"idx": pl.Int64} | {c: _PL_TYPES[RESULT_COLUMNS[c]] for c in res_cols},
+    )
+    examples = _read(
+        workspace,
+        "SELECT idx, " + ", ".join(f"[{c}]" for c in ex_cols) + " FROM examples",
+        [],
+        {"idx": pl.Int64} | {c: _PL_TYPES[EXAMPLE_COLUMNS[c]] for c in ex_cols},
+    )
+    tags = _read(
+        workspace,
+        "SELECT idx, model, group_concat(tag, ', ') AS tags FROM "
+        "(SELECT idx, model, tag FROM tags ORDER BY idx, model, tag) GROUP BY idx, model",
+        [],
+        {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8},
+    )
+    notes = _read(
+        workspace,
+        "SELECT idx, model, note FROM notes",
+        [],
+        {"idx": pl.Int64, "model": pl.Utf8, "note": pl.Utf8},
+    )
+    positions = _read(
+        workspace,
+        "SELECT name AS model, position AS model_position FROM models",
+        [],
+        {"model": pl.Utf8, "model_position": pl.Int64},
+    )
+    frame = (
+        results.join(examples, on="idx", how="inner")
+        .join(positions, on="model", how="inner")
+        .join(tags, on=["idx", "model"], how="left")
+        .join(notes, on=["idx", "model"], how="left")
+        .sort(["model_position", "idx"], maintain_order=True)
+    )
+    order = ["idx", *res_cols, *ex_cols, "tags", "note", "model_position"]
+    return reviewed_columns(frame.select(order).rename({"idx": "index"}))
+
+
+def _read(workspace: Workspace, sql: str, params: list[Any], schema: dict[str, Any]) -> pl.DataFrame:
+    """A query's rows as a frame with the given column types, built column by column."""
+    rows = workspace.db.execute(sql, params).fetchall()
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+    return pl.DataFrame(
+        {
+            name: pl.Series(name, list(col), dtype=dtype)
+            for (name, dtype), col in zip(schema.items(), columns, strict=True)
+        }
+    )
+
+
+def export_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """The export contract's columns first, then the extras that help a reader.
+
+    `ex_reviewed` is recomputed from the tags the frame holds now, so an export follows every triage change.
+    """
+    frame = reviewed_columns(frame)
+    cols = [c for c in (*EXPORT_COLUMNS, *EXTRA_COLUMNS) if c in frame.columns]
+    return frame.select(cols)
+
+
+def _aggregations() -> list[pl.Expr]:
+    aggs = [pl.len().alias("n"), pl.col("ex").is_not_null().sum().alias("n_exec")]
+    for m in (*EXEC_METRICS, *MATCH_METRICS, *AUTHORS_METRICS):
+        aggs += [pl.col(m).cast(pl.Float64).mean().alias(m), pl.col(m).count().alias(f"{m}_n")]
+    # rows where the official evaluator's verdict is not ex_spider's (a verdict against none counts)
+    aggs.append(pl.col("ex_official").ne_missing(pl.col("ex_spider")).sum().alias("official_differs"))
+    # reviewed EX: after the triage tags (core/verdicts/review.py), with how many rows a person reviewed
+    aggs += [
+        pl.col("ex_reviewed").cast(pl.Float64).mean().alias("ex_reviewed"),
+        pl.col("ex_reviewed").count().alias("ex_reviewed_n"),
+        pl.col("reviewed").sum().alias("reviewed"),
+    ]
+    return aggs
+
+
+def _grouped(frame: pl.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
+    """Means of every metric per group (nulls left out, each with its denominator), in one polars pass."""
+    if frame.is_empty():
+        return []
+    frame = reviewed_columns(frame)  # from the tags as they are now
+    return frame.group_by(keys, maintain_order=True).agg(_aggregations()).to_dicts()
+
+
+def model_summary(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """Per model: n, VA, EX in every mode, EM, EM (Spider), PM, SM, OM, VM, each with its denominator."""
+    rows = {r["model"]: r for r in _grouped(frame, ["model"])}
+    return [rows[m] for m in _models_in_order(frame) if m in rows]
+
+
+def _models_in_order(frame: pl.DataFrame) -> list[str]:
+    if "model_position" in frame.columns:
+        return frame.sort("model_position").get_column("model").unique(maintain_order=True).to_list()
+    return frame.get_column("model").unique(maintain_order=True).to_list()
+
+
+def top_categories(frame: pl.DataFrame, facet: str, k: int = TOP_CATEGORIES) -> pl.Series:
+    """Facet values with the k most frequent kept and the rest grouped as "other", as in the paper's figures."""
+    values = frame.get_column(facet).fill_null("").replace("", "(none)")
+    counts = values.value_counts(sort=True)
+    if counts.height <= k + 1:
+        return values
+    keep = counts.get_column(facet).head(k).to_list()
+    return (
+        pl.select(pl.when(values.is_in(keep)).then(values).otherwise(pl.lit("other")))
+        .to_series()
+        .alias(facet)
+    )
+
+
+def breakdown(frame: pl.DataFrame, facet: str, k: int = TOP_CATEGORIES) -> list[dict[str, Any]]:
+    """Metrics per (facet value, model), the rarest values grouped as "other"."""
+    if frame.is_empty():
+        return []
+    grouped = frame.with_columns(top_categories(frame, facet, k).alias("value"))
+    order = grouped.get_column("value").value_counts(sort=True).get_column("value").to_list()
+    if facet == "hardness":
+        order.sort(key=lambda v: HARDNESS_ORDER.index(v) if v in HARDNESS_ORDER else len(HARDNESS_ORDER))
+    if "other" in order:
+        order = [v for v in order if v != "other"] + ["other"]
+    rows = {(r["value"], r["model"]): r for r in _grouped(grouped, ["value", "model"])}
+    out = []
+    models = _models_in_order(frame)  # once: it sorts the whole frame
+    for value in order:
+        for model in models:
+            if (r := rows.get((value, model))) is not None:
+                out.append({"facet": facet, **r})
+    return out
+
+
+def error_sources(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """Among each model's errors, the share with a structural, operator and variable mismatch (the paper's view).
+
+    An error is EX = 0 where execution was possible, else EM = 0.
+    """
+    out = []
+    for model in _models_in_order(frame):
+        sub = frame.filter(pl.col("model") == model)
+        wrong = sub.filter(
+            pl.when(pl.col("ex").is_not_null())
+            .then(pl.col("ex") == 0)
+            .otherwise(pl.col("em") == 0)
+            .fill_null(False)
+        )
+        n = wrong.height
+        row: dict[str, Any] = {"model": model, "errors": n}
+        for metric, name in (("sm", "structural"), ("om", "operator"), ("vm", "variable")):
+            row[name] = (wrong.filter(pl.col(metric).fill_null(0.0) < 1.0).height / n) if n else None
+        out.append(row)
+    return out
+
+
+def official_quirks(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """Per model and quirk of the official evaluator: how many rows it decides differently from ex_spider."""
+    differs = frame.filter(pl.col("official_quirk").is_not_null() & (pl.col("official_quirk") != ""))
+    if differs.is_empty():
+        return []
+    counts = differs.group_by(["model", "official_quirk"]).agg(pl.len().alias("rows"))
+    order = {m: i for i, m in enumerate(_models_in_order(frame))}
+    rows = counts.to_dicts()
+    rows.sort(key=lambda r: (order.get(r["model"], len(order)), -r["rows"], r["official_quirk"]))
+    return [{"model": r["model"], "quirk": r["official_quirk"], "rows": r["rows"]} for r in rows]
+
+
+def full_report(frame: pl.DataFrame) -> dict[str, Any]:
+    return {
+        "models": model_summary(frame),
+        "official_quirks": official_quirks(frame),
+        "breakdowns": {facet: breakdown(frame, facet) for facet in FACETS},
+        "error_sources": error_sources(frame),
+    }

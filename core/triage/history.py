@@ -1,0 +1,173 @@
+"""Undo across sessions: the workspace's own logs are the history, so any change ever saved can be undone.
+
+A change is one group of `tag_log` entries written by one call (same time, action and tag: a bulk
+tag is one change), one `note_log` entry, or one `alternative_log` entry (an alternative gold
+accepted or withdrawn). Undoing applies the inverse through the ordinary functions (core.triage,
+core.accepted_gold), so the tables and their logs stay the single truth every reader (reviewed EX,
+EX and `gold_match`, the exports) relies on; `undo_log` records which change an undo reverted, so an undone change and an undo
+itself are never offered again. Undo is linear: each undo takes the newest change still in force.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from datetime import datetime
+
+from sqltriage.core.errors import WorkspaceError
+from sqltriage.core.model import Dataset
+from sqltriage.core.triage import accepted_gold, tags
+from sqltriage.core.triage.tags import GOLD_KINDS, Change, Pair
+from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from sqltriage.core.workspace.store import Workspace
+
+_INVERSE = {"add": "tag", "remove": "untag"}
+_GOLD_KIND = {accepted_gold.ACCEPT: "accept_gold", accepted_gold.WITHDRAW: "withdraw_gold"}
+
+
+def _settled(ws: Workspace) -> set[str]:
+    """Ids of changes already undone and of the undos themselves."""
+    out: set[str] = set()
+    for undone, by in ws.db.execute("SELECT undone, undone_by FROM undo_log"):
+        out.update((undone, by))
+    return out
+
+
+def _tag_groups(ws: Workspace) -> list[tuple[float, int, str, str, str]]:
+    """(created, last seq, id, action, tag) of every tag change, newest first."""
+    rows = ws.db.execute(
+        "SELECT created, max(seq), min(seq), action, tag FROM tag_log "
+        "GROUP BY created, action, tag ORDER BY max(seq) DESC"
+    )
+    return [(c, last, f"tag:{first}", a, t) for c, last, first, a, t in rows]
+
+
+def _gold_change(ws: Workspace, settled: set[str]) -> Change | None:
+    """The newest acceptance or withdrawal of an alternative gold not undone yet, nor an undo."""
+    accepted_gold.ensure_tables(ws)
+    for seq, action, idx, sql, model, created in ws.db.execute(
+        "SELECT seq, action, idx, sql, model, created FROM alternative_log ORDER BY seq DESC"
+    ):
+        if f"gold:{seq}" not in settled:
+            pair: Pair = (int(idx), str(model or ""))
+            return Change(_GOLD_KIND[action], (pair,), id=f"gold:{seq}", created=created, sql=sql)
+    return None
+
+
+def last_change(ws: Workspace) -> Change | None:
+    """The newest change not undone yet (tags, notes or accepted golds, whoever wrote it)."""
+    settled = _settled(ws)
+    candidates = [
+        c for c in (_tag_change(ws, settled), _note_change(ws, settled), _gold_change(ws, settled)) if c
+    ]
+    return max(candidates, key=lambda c: c.created) if candidates else None  # the first wins a tie
+
+
+def _tag_change(ws: Workspace, settled: set[str]) -> Change | None:
+    tag = next(((c, i, a, t) for c, _, i, a, t in _tag_groups(ws) if i not in settled), None)
+    if tag is None:
+        return None
+    created, change_id, action, name = tag
+    first = int(change_id.partition(":")[2])
+    pairs = ws.db.execute(
+        "SELECT idx, model FROM tag_log WHERE seq >= ? AND created = ? AND action = ? AND tag = ? "
+        "ORDER BY seq",
+        [first, created, action, name],
+    )
+    kind = _INVERSE.get(action, action)
+    return Change(kind, tuple((int(i), str(m)) for i, m in pairs), name, id=change_id, created=created)
+
+
+def _note_change(ws: Workspace, settled: set[str]) -> Change | None:
+    for seq, idx, model, before, after, created in ws.db.execute(
+        "SELECT seq, idx, model, before, after, created FROM note_log ORDER BY seq DESC"
+    ):
+        if f"note:{seq}" not in settled:
+            pair: Pair = (int(idx), str(model))
+            return Change(
+                "note",
+                (pair,),
+                notes_before={pair: before or ""},
+                notes_after={pair: after or ""},
+                id=f"note:{seq}",
+                created=created,
+            )
+    return None
+
+
+def describe(change: Change) -> str:
+    """What undoing `change` reverts, with when it was made: shown before the undo happens."""
+    when = datetime.fromtimestamp(change.created).strftime("%Y-%m-%d %H:%M") if change.created else "?"
+    what = change.describe()
+    if change.kind == "note":
+        pair = change.pairs[0]
+        before = change.notes_before.get(pair, "")
+        what += (
+            f" on #{pair[0]} · {pair[1]} (back to {before[:40]!r})"
+            if before
+            else f" on #{pair[0]} · {pair[1]}"
+        )
+    elif len(change.pairs) == 1 and change.kind not in GOLD_KINDS:
+        what += f" (#{change.pairs[0][0]} · {change.pairs[0][1]})"
+    return f"{what}, {when}"
+
+
+def undo(
+    ws: Workspace,
+    change: Change,
+    *,
+    dataset: Dataset | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_rows: int = DEFAULT_MAX_ROWS,
+) -> Change:
+    """Revert `change` (from `last_change`) in one transaction and record it; returns what was done.
+
+    Undoing an accepted or withdrawn alternative gold re-scores its example's rows, so it needs the
+    dataset (and the run limits of the evaluation).
+    """
+    if not change.id:
+        raise WorkspaceError("this change is not from the workspace's log and cannot be undone")
+    if change.kind in GOLD_KINDS:
+        return _undo_gold(ws, change, dataset, timeout, max_rows)
+    with ws.write():
+        _check_not_undone(ws, change)
+        if change.kind in ("tag", "untag"):
+            before = ws.db.execute("SELECT coalesce(max(seq), 0) FROM tag_log").fetchone()[0]
+            done = tags.undo(ws, change)
+            first = ws.db.execute("SELECT min(seq) FROM tag_log WHERE seq > ?", [before]).fetchone()[0]
+            by = f"tag:{first}" if first is not None else f"none:{change.id}"
+        else:
+            before = ws.db.execute("SELECT coalesce(max(seq), 0) FROM note_log").fetchone()[0]
+            done = tags.undo(ws, change)
+            first = ws.db.execute("SELECT min(seq) FROM note_log WHERE seq > ?", [before]).fetchone()[0]
+            by = f"note:{first}" if first is not None else f"none:{change.id}"
+        _record(ws, change.id, by)
+    return replace(done, id=by)
+
+
+def _check_not_undone(ws: Workspace, change: Change) -> None:
+    if ws.db.execute("SELECT 1 FROM undo_log WHERE undone = ?", [change.id]).fetchone():
+        raise WorkspaceError("this change was undone already (maybe in another window)", path=ws.path)
+
+
+def _record(ws: Workspace, undone: str, by: str) -> None:
+    ws.db.execute(
+        "INSERT INTO undo_log (undone, undone_by, created) VALUES (?, ?, ?)", [undone, by, time.time()]
+    )
+
+
+def _undo_gold(
+    ws: Workspace, change: Change, dataset: Dataset | None, timeout: float, max_rows: int
+) -> Change:
+    """Withdraw an accepted alternative gold, or accept a withdrawn one again, and record the undo."""
+    if dataset is None:
+        raise WorkspaceError("undoing an alternative gold re-scores its example: the dataset must be loaded")
+    _check_not_undone(ws, change)  # before the queries run; checked again inside the transaction
+
+    def record(seq: int) -> None:
+        _check_not_undone(ws, change)
+        _record(ws, change.id, f"gold:{seq}")
+
+    seq = int(change.id.partition(":")[2])
+    done = accepted_gold.undo_entry(ws, dataset, seq, timeout=timeout, max_rows=max_rows, within=record)
+    return Change(_GOLD_KIND[done.action], ((done.index, done.model),), id=f"gold:{done.seq}", sql=done.sql)

@@ -1,0 +1,105 @@
+"""Triage changes (tag, untag, note) written to the workspace one transaction each, and their undo.
+
+Each change returns a `Change` that says exactly which (example, model) pairs it touched, read back
+from the workspace's `tag_log` (rows that already had the tag are not counted), so undoing it
+restores precisely the state before it and a bulk change undoes as one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from sqltriage.core.triage import accepted_gold
+from sqltriage.core.workspace.store import Workspace
+
+Pair = tuple[int, str]  # (example index, model)
+GOLD_KINDS = ("accept_gold", "withdraw_gold")  # changes of the accepted alternative golds, not of triage
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    kind: str  # "tag" | "untag" | "note" | "accept_gold" | "withdraw_gold" (core.accepted_gold)
+    pairs: tuple[Pair, ...]  # the pairs really changed
+    tag: str = ""
+    notes_before: Mapping[Pair, str] = field(default_factory=dict)  # for "note"
+    notes_after: Mapping[Pair, str] = field(default_factory=dict)
+    id: str = ""  # where the workspace's logs hold it (core.history), "" when not read from them
+    created: float = 0.0  # when it was made (seconds since the epoch), 0 when not read from the logs
+    sql: str = ""  # for "accept_gold"/"withdraw_gold": the alternative gold query; pairs holds (index, model)
+
+    def describe(self) -> str:
+        if self.kind in GOLD_KINDS:
+            index, model = self.pairs[0]
+            return accepted_gold.describe(
+                accepted_gold.ACCEPT if self.kind == "accept_gold" else accepted_gold.WITHDRAW, index, model
+            )
+        n = len(self.pairs)
+        rows = f"{n} row{'s' if n != 1 else ''}"
+        if self.kind == "tag":
+            return f"tagged {rows} {self.tag!r}"
+        if self.kind == "untag":
+            return f"removed {self.tag!r} from {rows}"
+        return f"note saved on {rows}" if any(self.notes_after.values()) else f"note cleared on {rows}"
+
+
+def _last_seq(ws: Workspace) -> int:
+    return ws.db.execute("SELECT coalesce(max(seq), 0) FROM tag_log").fetchone()[0]
+
+
+def _logged(ws: Workspace, after: int, action: str, tag: str) -> tuple[Pair, ...]:
+    rows = ws.db.execute(
+        "SELECT idx, model FROM tag_log WHERE seq > ? AND action = ? AND tag = ? ORDER BY seq",
+        [after, action, tag],
+    )
+    return tuple((int(i), str(m)) for i, m in rows)
+
+
+def add_tag(ws: Workspace, pairs: Iterable[Pair], tag: str) -> Change:
+    """Tag every pair (one transaction); the change lists the pairs that did not have the tag yet."""
+    tag = tag.strip()
+    before = _last_seq(ws)
+    ws.add_tags(list(pairs), tag)
+    return Change("tag", _logged(ws, before, "add", tag), tag)
+
+
+def remove_tag(ws: Workspace, pairs: Iterable[Pair], tag: str) -> Change:
+    before = _last_seq(ws)
+    ws.remove_tags(list(pairs), tag)
+    return Change("untag", _logged(ws, before, "remove", tag), tag)
+
+
+def set_note(ws: Workspace, pair: Pair, text: str) -> Change:
+    """Set one note, logged in `note_log` (one transaction) so that it can be undone in a later session."""
+    with ws.write():
+        before = ws.note_of(*pair)
+        ws.set_note(*pair, text)
+        after = ws.note_of(*pair)
+        if after != before:
+            _log_note(ws, pair, before, after)
+    return Change("note", (pair,), notes_before={pair: before}, notes_after={pair: after})
+
+
+def _log_note(ws: Workspace, pair: Pair, before: str, after: str) -> None:
+    ws.db.execute(
+        "INSERT INTO note_log (idx, model, before, after, created) VALUES (?, ?, ?, ?, ?)",
+        [pair[0], pair[1], before, after, time.time()],
+    )
+
+
+def undo(ws: Workspace, change: Change) -> Change:
+    """Apply the inverse of `change` (itself one transaction per kind) and return what it did."""
+    if change.kind == "tag":
+        return remove_tag(ws, change.pairs, change.tag)
+    if change.kind == "untag":
+        return add_tag(ws, change.pairs, change.tag)
+    after: dict[Pair, str] = {}
+    with ws.write():  # every note of the change restored together (nested writes join this one)
+        for pair, text in change.notes_before.items():
+            current = ws.note_of(*pair)
+            ws.set_note(*pair, text)
+            after[pair] = ws.note_of(*pair)
+            if after[pair] != current:
+                _log_note(ws, pair, current, after[pair])
+    return Change("note", change.pairs, notes_before=dict(change.notes_after), notes_after=after)

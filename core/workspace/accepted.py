@@ -1,0 +1,32 @@
+"""Alternative gold queries accepted in the app: kept in the workspace, never in the dataset file.
+
+core/datasets/alternatives.py reads the dataset's own alternatives and labels both kinds;
+core/triage/accepted_gold.py accepts, withdraws and re-scores.
+"""
+
+from __future__ import annotations
+
+from sqltriage.core.datasets.alternatives import labelled
+from sqltriage.core.model import Dataset
+from sqltriage.core.workspace.store import Workspace
+
+TABLE_SQL = (
+    "CREATE TABLE IF NOT EXISTS alternatives (idx INTEGER, sql TEXT, created REAL, PRIMARY KEY (idx, sql))"
+)
+
+
+def accepted(ws: Workspace) -> dict[int, tuple[str, ...]]:
+    """Alternatives accepted in the app, per example index, in the order they were accepted."""
+    ws.db.execute(TABLE_SQL)
+    out: dict[int, list[str]] = {}
+    for idx, sql in ws.db.execute("SELECT idx, sql FROM alternatives ORDER BY created, rowid"):
+        out.setdefault(int(idx), []).append(sql)
+    return {i: tuple(v) for i, v in out.items()}
+
+
+def with_accepted(dataset: Dataset, ws: Workspace) -> dict[int, tuple[tuple[str, str], ...]]:
+    """Every example's labelled alternatives (dataset and workspace), for the evaluation."""
+    taken = accepted(ws)
+    return {
+        e.index: alts for e in dataset.examples if (alts := labelled(e.alternatives, taken.get(e.index, ())))
+    }
