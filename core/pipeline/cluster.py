@@ -29,6 +29,7 @@ from typing import Any
 
 from sqltriage.core.errors import SqlTriageError, UsageError
 from sqltriage.core.model import Dataset
+from sqltriage.core.pipeline.pool_start import WORKER_MODULES
 
 INSTALL_HINT = 'pip install "sqltriage[cluster]"'
 LOCAL_PREFIX = "local:"
@@ -70,22 +71,6 @@ def require_distributed() -> None:
         ) from None
 
 
-# The modules a chunk imports on first use: a LocalCluster's workers import them while they start.
-WORKER_MODULES = (
-    "sqltriage.core.pipeline.evaluate",
-    "sqltriage.core.sql.exact_match",
-    "sqltriage.core.sql.partial_match",
-    "sqltriage.core.sql.categories",
-    "sqltriage.core.sql.hardness",
-    "sqltriage.core.sql.authors_match",
-    "sqltriage.core.sql.sqlite_syntax",
-    "sqltriage.core.questions.reasoning",
-    "sqltriage.core.verdicts.gold_audit",
-    "sqltriage.core.suggest",
-    "sqltriage.core.suggest.rules",
-)
-
-
 # --- worker side ---------------------------------------------------------------------------------------
 
 
@@ -102,7 +87,7 @@ def dask_setup(worker: Any) -> None:
     """Dask's preload hook (this module is a LocalCluster worker's preload): the first chunk is then no slower."""
     import importlib
 
-    for name in WORKER_MODULES:
+    for name in WORKER_MODULES:  # the pool's list: what a chunk imports
         with suppress(ImportError):  # a renamed module costs the first chunk its import, never the run
             importlib.import_module(name)
 

@@ -21,20 +21,21 @@ START_METHODS = ("fork", "spawn")
 SPAWN_MIN_PAIRS = 400  # a spawned worker imports the evaluation stack first: worth it for many pairs only
 FORK_MIN_PAIRS = 100  # a forked one starts at once
 
-# What a worker imports while evaluating chunks; imported once in the parent before it forks.
+# What a worker imports to evaluate chunks (with neighbour databases off): imported once in the parent
+# before it forks, and by each Dask worker as it starts (cluster.dask_setup). Importing these gives
+# exactly the modules a chunk uses, no more: tests/core/test_worker_modules.py measures it.
 WORKER_MODULES = (
+    "sqltriage.core.pipeline.evaluate",  # the module tasks are unpickled from: pair, execution, official EX
+    "sqltriage.core.pipeline.gc_budget",
+    "sqltriage.core.pipeline.shared_analyses",
     "sqltriage.core.datasets.alternatives",
-    "sqltriage.core.verdicts.exec_compare",
-    "sqltriage.core.verdicts.execution",
-    "sqltriage.core.verdicts.gold_audit",
-    "sqltriage.core.verdicts.official_ex",
     "sqltriage.core.questions.reasoning",
     "sqltriage.core.sql.authors_match",
     "sqltriage.core.sql.categories",
     "sqltriage.core.sql.exact_match",
-    "sqltriage.core.sql.parse",
     "sqltriage.core.sql.partial_match",
     "sqltriage.core.suggest",
+    "sqltriage.core.verdicts.gold_audit",
 )
 
 
