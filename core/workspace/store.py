@@ -127,6 +127,11 @@ CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);
 """
 
 
+def default_workspace(dataset: Dataset) -> Path:
+    """Where a workspace goes when none is named: `<dataset name>.sqltriage.db` in the current folder."""
+    return Path.cwd() / f"{dataset.name}.sqltriage.db"
+
+
 _FINGERPRINTS: list[tuple[tuple, str]] = []  # the last few (examples, fingerprint): one load asks 3 times
 
 
