@@ -12,39 +12,25 @@ from sqltriage.core.errors import UsageError
 from sqltriage.tui.inputs import default_workspace, load_inputs
 
 
+def _flag(name: str) -> str:
+    """An option as typed on the command line: `--neighbour-cache` for `neighbour_cache`."""
+    return "--" + name.replace("_", "-")
+
+
 def options_from(args: argparse.Namespace) -> Any:
-    from sqltriage.core.pipeline.evaluate import EvalOptions
+    """The EvalOptions the command line asks for, checked by core (messages name the flags)."""
+    from sqltriage.core.pipeline.run_options import eval_options
 
-    kwargs: dict[str, Any] = {}
-    if getattr(args, "timeout", None) is not None:
-        if args.timeout <= 0:
-            raise UsageError("--timeout must be a positive number of seconds")
-        kwargs["timeout"] = args.timeout
-    if getattr(args, "jobs", None) is not None:
-        if args.jobs < 1:
-            raise UsageError("--jobs must be at least 1")
-        kwargs["jobs"] = args.jobs
-    if getattr(args, "pipeline", None):
-        kwargs["pipeline"] = args.pipeline
-    if getattr(args, "cluster", None) is not None:
-        from sqltriage.core.pipeline.cluster import parse_cluster_address, require_distributed
-
-        if getattr(args, "jobs", None) is not None:
-            raise UsageError(
-                "--jobs and --cluster do not go together: the cluster's workers do the work",
-                hint="drop --jobs (with local:N, N is the number of worker processes)",
-            )
-        kwargs["cluster"] = parse_cluster_address(args.cluster)
-        require_distributed()
-    if getattr(args, "neighbours", None) is not None:
-        if args.neighbours < 0:
-            raise UsageError("--neighbours must be 0 (off) or a positive number of databases")
-        kwargs["neighbours"] = args.neighbours
-    if getattr(args, "seed", None) is not None:
-        kwargs["seed"] = args.seed
-    if getattr(args, "neighbour_cache", None):
-        kwargs["neighbour_cache"] = str(Path(args.neighbour_cache).absolute())
-    return EvalOptions(**kwargs)
+    given = {
+        "timeout": getattr(args, "timeout", None),
+        "jobs": getattr(args, "jobs", None),
+        "pipeline": getattr(args, "pipeline", None) or None,
+        "cluster": getattr(args, "cluster", None),
+        "neighbours": getattr(args, "neighbours", None),
+        "seed": getattr(args, "seed", None),
+        "neighbour_cache": getattr(args, "neighbour_cache", None) or None,
+    }
+    return eval_options(given, spell=_flag)
 
 
 FEATURES_HINT = (
@@ -60,22 +46,13 @@ def features_line(status: str) -> str:
 
 def remember_neighbours(args: argparse.Namespace, workspace: Path) -> None:
     """Without --neighbours, keep the K and seed the workspace was last evaluated with (else ex_ts is lost)."""
-    from sqltriage.core.pipeline.evaluate import NEIGHBOURS_META
-    from sqltriage.core.workspace.store import Workspace
+    from sqltriage.core.pipeline.run_options import with_remembered_neighbours
 
-    if getattr(args, "neighbours", None) is not None or not workspace.is_file():
-        return
-    try:
-        with Workspace.open(workspace, create=False) as ws:
-            stored = ws.get_meta(NEIGHBOURS_META)
-    except Exception:  # a workspace that cannot be read is reported where it is opened for real
-        return
-    if stored and ":" in stored:
-        k, seed = stored.split(":", 1)
-        if k.isdigit() and int(k) > 0:
-            args.neighbours = int(k)
-            if getattr(args, "seed", None) is None and seed.lstrip("-").isdigit():
-                args.seed = int(seed)
+    given = {"neighbours": getattr(args, "neighbours", None), "seed": getattr(args, "seed", None)}
+    kept = with_remembered_neighbours(given, workspace)
+    for name in ("neighbours", "seed"):
+        if kept[name] != given[name]:
+            setattr(args, name, kept[name])
 
 
 def ts_unserved(frame: Any) -> dict[str, int]:

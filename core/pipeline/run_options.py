@@ -1,0 +1,115 @@
+"""An evaluation's options as a caller gives them: checked once, here, for the command line and the API alike.
+
+Also the neighbour setting a workspace remembers, so that evaluating into it again without saying
+`neighbours` keeps its `ex_ts` instead of dropping it.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from sqltriage.core.errors import UsageError
+from sqltriage.core.pipeline.evaluate import NEIGHBOURS_META, EvalOptions
+from sqltriage.core.pipeline.pool_start import START_METHODS
+
+
+def option_names() -> list[str]:
+    """Every option an evaluation takes, in `EvalOptions` order."""
+    return [f.name for f in fields(EvalOptions)]
+
+
+def _accepts(hint: Any, value: Any) -> bool:
+    """Whether `value` fits the field type `hint` (an int is a float; a bool is not a number)."""
+    for kind in typing.get_args(hint) or (hint,):
+        if kind in (int, float):
+            numbers = (int, float) if kind is float else (int,)
+            if isinstance(value, numbers) and not isinstance(value, bool):
+                return True
+        elif isinstance(kind, type) and isinstance(value, kind):
+            return True
+    return False
+
+
+def eval_options(given: Mapping[str, Any], *, spell: Callable[[str], str] = str) -> EvalOptions:
+    """`EvalOptions` from the options set (None = the default), or a UsageError naming the bad one.
+
+    `spell` writes an option's name as the caller's user types it (`--timeout` on the command line).
+    """
+    valid = option_names()
+    unknown = sorted(set(given) - set(valid))
+    if unknown:
+        raise UsageError(
+            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(repr(n) for n in unknown)}",
+            hint=f"the options are: {', '.join(valid)}",
+        )
+    kwargs = {name: value for name, value in given.items() if value is not None}
+    hints = typing.get_type_hints(EvalOptions)
+    for name, value in kwargs.items():
+        if not _accepts(hints[name], value):
+            raise UsageError(f"{spell(name)} must be {_type_name(hints[name])}, not {value!r}")
+    if "timeout" in kwargs and kwargs["timeout"] <= 0:
+        raise UsageError(f"{spell('timeout')} must be a positive number of seconds")
+    if "jobs" in kwargs and kwargs["jobs"] < 1:
+        raise UsageError(f"{spell('jobs')} must be at least 1")
+    if "cluster" in kwargs:
+        from sqltriage.core.pipeline.cluster import parse_cluster_address, require_distributed
+
+        if "jobs" in kwargs:
+            raise UsageError(
+                f"{spell('jobs')} and {spell('cluster')} do not go together: the cluster's workers do the work",
+                hint=f"drop {spell('jobs')} (with local:N, N is the number of worker processes)",
+            )
+        kwargs["cluster"] = parse_cluster_address(kwargs["cluster"])
+        require_distributed()
+    if "neighbours" in kwargs and kwargs["neighbours"] < 0:
+        raise UsageError(f"{spell('neighbours')} must be 0 (off) or a positive number of databases")
+    if "neighbour_cache" in kwargs:
+        kwargs["neighbour_cache"] = str(Path(kwargs["neighbour_cache"]).absolute())
+    for name in ("max_rows", "chunk_size"):
+        if name in kwargs and kwargs[name] < 1:
+            raise UsageError(f"{spell(name)} must be at least 1")
+    if "start_method" in kwargs and kwargs["start_method"] not in START_METHODS:
+        raise UsageError(f"{spell('start_method')} must be one of {', '.join(START_METHODS)}")
+    return EvalOptions(**kwargs)
+
+
+def _type_name(hint: Any) -> str:
+    kinds = [k for k in typing.get_args(hint) or (hint,) if k is not type(None)]
+    names = {int: "a whole number", float: "a number", str: "text", bool: "True or False"}
+    return " or ".join(names.get(k, getattr(k, "__name__", str(k))) for k in kinds)
+
+
+def remembered_neighbours(workspace: Path) -> tuple[int, int | None] | None:
+    """The K (and seed) of neighbour databases the workspace was last evaluated with, when `ex_ts` was on."""
+    from sqltriage.core.workspace.store import Workspace
+
+    if not workspace.is_file():
+        return None
+    try:
+        with Workspace.open(workspace, create=False) as ws:
+            stored = ws.get_meta(NEIGHBOURS_META)
+    except Exception:  # a workspace that cannot be read is reported where it is opened for real
+        return None
+    if not stored or ":" not in stored:
+        return None
+    k, seed = stored.split(":", 1)
+    if not (k.isdigit() and int(k) > 0):
+        return None
+    return int(k), int(seed) if seed.lstrip("-").isdigit() else None
+
+
+def with_remembered_neighbours(given: Mapping[str, Any], workspace: Path) -> dict[str, Any]:
+    """`given`, with the workspace's remembered neighbours (and seed) when `neighbours` is not set."""
+    out = dict(given)
+    if out.get("neighbours") is not None:
+        return out
+    remembered = remembered_neighbours(workspace)
+    if remembered is not None:
+        out["neighbours"] = remembered[0]
+        if out.get("seed") is None and remembered[1] is not None:
+            out["seed"] = remembered[1]
+    return out
