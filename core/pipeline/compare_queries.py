@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from sqltriage.core.datasets.schema import schema_from_sqlite
+from sqltriage.core.errors import UsageError
 from sqltriage.core.model import Schema
 from sqltriage.core.verdicts.execution import DEFAULT_TIMEOUT, ExecResult, execute
 
 SHOWN_ROWS = 20
+
+
+def checked_db(db: Path | str | None, *, name: str = "--db") -> Path | None:
+    """The database to run both queries on; a missing file is refused, never created by opening it."""
+    if db is None:
+        return None
+    path = Path(db)
+    if not path.is_file():
+        raise UsageError(
+            "database file does not exist", path=path, hint=f"give {name} the path of a .sqlite file"
+        )
+    return path
+
+
+def as_json(doc: dict[str, Any]) -> str:
+    """The document as `sqltriage diff --json` prints it: a value JSON has no type for is written as text."""
+    return json.dumps(doc, indent=2, default=str)
 
 
 def _result_doc(result: ExecResult) -> dict[str, Any]:

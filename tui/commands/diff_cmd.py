@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
-
-from sqltriage.core.errors import UsageError
 
 
 def run(args: argparse.Namespace) -> int:
-    from sqltriage.core.pipeline.compare_queries import compare_queries
+    from sqltriage.core.pipeline.compare_queries import as_json, checked_db, compare_queries
     from sqltriage.core.verdicts.execution import DEFAULT_TIMEOUT
 
-    db = Path(args.db) if args.db else None
-    if db is not None and not db.is_file():
-        raise UsageError("database file does not exist", path=db, hint="give --db the path of a .sqlite file")
+    db = checked_db(args.db or None)
     doc = compare_queries(args.gold, args.pred, db=db, timeout=args.timeout or DEFAULT_TIMEOUT)
     if args.json:
-        json.dump(doc, sys.stdout, indent=2, default=str)
+        sys.stdout.write(as_json(doc))
         sys.stdout.write("\n")
     else:
         render(doc)
