@@ -9,7 +9,14 @@ from pathlib import Path
 import polars as pl
 
 from sqltriage.core.errors import UsageError
-from sqltriage.core.reporting.report import AUTHORS_METRICS, EXEC_METRICS, MATCH_METRICS, export_frame
+from sqltriage.core.reporting.report import (
+    AUTHORS_METRICS,
+    EXEC_METRICS,
+    MATCH_METRICS,
+    export_frame,
+    load_frame,
+)
+from sqltriage.core.workspace.store import Workspace
 
 _FILTER = re.compile(r"^\s*([A-Za-z_]+)\s*(!=|>=|<=|=|~|>|<)\s*(.*?)\s*$")
 NUMERIC = {
@@ -82,6 +89,15 @@ def apply_filters(
     for f in filters:
         frame = frame.filter(parse_filter(f, frame.columns))
     return frame
+
+
+def exported(
+    workspace: Path, filters: Sequence[str] = (), models: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """The rows `sqltriage export` writes from an existing workspace, filtered (before the columns are picked)."""
+    with Workspace.open(workspace, create=False) as ws:
+        frame = load_frame(ws)
+    return apply_filters(frame, filters, models)
 
 
 def write_csv(frame: pl.DataFrame, out: Path) -> int:
