@@ -6,6 +6,7 @@ Also the neighbour setting a workspace remembers, so that evaluating into it aga
 
 from __future__ import annotations
 
+import difflib
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import fields
@@ -42,9 +43,11 @@ def eval_options(given: Mapping[str, Any], *, spell: Callable[[str], str] = str)
     valid = option_names()
     unknown = sorted(set(given) - set(valid))
     if unknown:
+        close = difflib.get_close_matches(unknown[0], valid, n=1)
+        guess = f"did you mean {close[0]!r}? " if close else ""
         raise UsageError(
             f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(repr(n) for n in unknown)}",
-            hint=f"the options are: {', '.join(valid)}",
+            hint=f"{guess}the options are: {', '.join(valid)}",
         )
     kwargs = {name: value for name, value in given.items() if value is not None}
     hints = typing.get_type_hints(EvalOptions)
