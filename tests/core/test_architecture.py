@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "pipeline": {"sql", "datasets", "workspace", "verdicts", "questions", "suggest", "processes"},
     "triage": {"datasets", "workspace", "verdicts", "pipeline"},
     "reporting": {"workspace", "verdicts"},
-    "api": {"sql", "datasets", "workspace", "verdicts", "pipeline", "reporting"},
+    "api": {"datasets", "workspace", "verdicts", "pipeline", "reporting"},
 }
 MAX_LINES = 700
 MAX_TOP_MODULES = 6
