@@ -1,6 +1,7 @@
 """Loaders: every dataset and prediction format becomes the same `Example` / `Prediction` records.
 
-Also the dataset's own alternative golds (alternatives) and `sqltriage check`'s input summary (checks).
+Also the dataset's own alternative golds (alternatives), `sqltriage check`'s input summary (checks), and
+a dataset loaded with the models' predictions against it (inputs).
 May import: core.model, core.errors only.
 """
 
