@@ -1,0 +1,8 @@
+"""The browse screen: facets, the examples table with "n of N", the detail of the highlighted row, triage.
+
+Other modules import `BrowseScreen` and `Sources` from here.
+"""
+
+from sqltriage.tui.screens.browse.screen import BrowseScreen, Sources
+
+__all__ = ["BrowseScreen", "Sources"]
