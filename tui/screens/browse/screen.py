@@ -22,9 +22,8 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent
 from textual.worker import get_current_worker
@@ -33,6 +32,18 @@ from textual_fastdatatable import DataTable
 from sqltriage.core.model import Schema
 from sqltriage.core.reporting import facets
 from sqltriage.core.triage.tags import GOLD_KINDS, Change
+from sqltriage.tui.screens.browse.keys import BINDINGS
+from sqltriage.tui.screens.browse.messages import (
+    DetailReady,
+    Exported,
+    FeaturesReady,
+    FiltersApplied,
+    GoldsChanged,
+    LiveResult,
+    RowKey,
+    Saved,
+    UndoFound,
+)
 from sqltriage.tui.screens.modals import Confirm, ExportDialog, NoteEditor, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import SORT_COLUMNS, ExamplesTable, display_arrow
@@ -41,7 +52,6 @@ from sqltriage.tui.widgets.facet_panel import FacetPanel
 if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
     from sqltriage.core.suggest import Suggestion
 
-RowKey = tuple[int, str]  # (example index, model)
 DETAIL_STEP = 3  # rows the detail pane grows or shrinks per key
 MIN_DETAIL = 6  # the detail pane keeps its tabs and a few lines
 MIN_TABLE = 4  # the table keeps its header and a few rows
@@ -69,126 +79,8 @@ class Sources:
     max_rows: int
 
 
-class FiltersApplied(Message):
-    """Row numbers and live counts for one filter request, and the index and cells they refer to."""
-
-    def __init__(
-        self,
-        generation: int,
-        index: facets.FacetIndex,
-        data: pa.Table,
-        rows: np.ndarray,
-        counts: dict[str, list[tuple[str, int]]],
-    ) -> None:
-        super().__init__()
-        self.generation = generation
-        self.index = index
-        self.data = data
-        self.rows = rows
-        self.counts = counts
-
-
-class DetailReady(Message):
-    def __init__(self, key: RowKey, tabs: dict[str, RenderableType], suggestions: list[Suggestion]) -> None:
-        super().__init__()
-        self.key = key
-        self.tabs = tabs
-        self.suggestions = suggestions
-
-
-class LiveResult(Message):
-    def __init__(self, key: RowKey, renderable: RenderableType, outcomes: dict[str, int | None]) -> None:
-        super().__init__()
-        self.key = key
-        self.renderable = renderable
-        self.outcomes = outcomes
-
-
-class Saved(Message):
-    """A triage change committed to the workspace (or the error that stopped it)."""
-
-    def __init__(self, change: Change | None, *, undo: bool = False, error: str = "") -> None:
-        super().__init__()
-        self.change, self.undo, self.error = change, undo, error
-
-
-class GoldsChanged(Message):
-    """An alternative gold accepted, withdrawn or its change undone: the frame re-read with the rows it
-    re-scored, the accepted alternatives as they are now, and what to tell (or the error that stopped it)."""
-
-    def __init__(
-        self,
-        frame: pl.DataFrame | None,
-        accepted: Mapping[int, tuple[str, ...]],
-        text: str,
-        error: str = "",
-    ) -> None:
-        super().__init__()
-        self.frame, self.accepted, self.text, self.error = frame, accepted, text, error
-
-
-class UndoFound(Message):
-    """The change an undo would revert (None: nothing to undo, or the error reading the logs)."""
-
-    def __init__(self, change: Change | None, error: str = "") -> None:
-        super().__init__()
-        self.change, self.error = change, error
-
-
-class Exported(Message):
-    def __init__(self, path: Path, rows: int, error: str = "") -> None:
-        super().__init__()
-        self.path, self.rows, self.error = path, rows, error
-
-
-class FeaturesReady(Message):
-    """The dataset's question features (by example index), or why there are none."""
-
-    def __init__(self, rows: dict[int, dict[str, Any]], status: str) -> None:
-        super().__init__()
-        self.rows, self.status = rows, status
-
-
 class BrowseScreen(Screen):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "search", "Search", id="browse.search"),
-        Binding("f", "focus_facets", "Facets", id="browse.facets"),
-        Binding("l", "focus_table", "Table", id="browse.table"),
-        Binding("t", "tag", "Tag", id="browse.tag"),
-        Binding("T", "tag_all", "Tag all filtered", id="browse.tag_all"),
-        Binding("a", "accept_suggestion", "Accept suggestion", id="browse.accept"),
-        Binding("A", "accept_as_gold", "Accept as alternative gold", id="browse.accept_gold"),
-        Binding(
-            "W",
-            "withdraw_gold",
-            "Withdraw an accepted alternative gold",
-            show=False,
-            id="browse.withdraw_gold",
-        ),
-        Binding("d", "untag", "Remove tag", id="browse.untag"),
-        Binding("D", "untag_all", "Remove tag from all filtered", show=False, id="browse.untag_all"),
-        Binding("u", "undo", "Undo", id="browse.undo"),
-        Binding("n", "note", "Note", id="browse.note"),
-        Binding("e", "export", "Export", id="browse.export"),
-        Binding("m", "summary", "Summary", id="browse.summary"),
-        Binding("r", "toggle_resolve", "Aliases as written/resolved", show=False, id="browse.resolve"),
-        Binding("enter", "open_detail", "Detail", id="browse.detail"),
-        Binding("left_square_bracket", "prev_model", "Prev model", id="browse.prev_model", key_display="["),
-        Binding("right_square_bracket", "next_model", "Next model", id="browse.next_model", key_display="]"),
-        Binding("s", "sort", "Sort", id="browse.sort"),
-        Binding("S", "reverse_sort", "Reverse sort", show=False, id="browse.reverse_sort"),
-        Binding("c", "clear_filters", "Clear filters", id="browse.clear"),
-        Binding("z", "toggle_maximize", "Maximise/restore detail", id="browse.maximize"),
-        Binding("plus,equals_sign", "grow_detail", "Detail taller", show=False, id="browse.grow_detail"),
-        Binding("minus", "shrink_detail", "Detail shorter", show=False, id="browse.shrink_detail"),
-        Binding("1", "show_tab('sql')", "SQL tab", show=False, id="browse.tab_sql"),
-        Binding("2", "show_tab('breakdown')", "Breakdown tab", show=False, id="browse.tab_breakdown"),
-        Binding("3", "show_tab('results')", "Results tab", show=False, id="browse.tab_results"),
-        Binding("4", "show_tab('question')", "Question tab", show=False, id="browse.tab_question"),
-        Binding("5", "show_tab('triage')", "Triage tab", show=False, id="browse.tab_triage"),
-        Binding("escape", "back", "Back", show=False, id="browse.back"),
-        Binding("down", "leave_box", "From a text box to its list", show=False, id="browse.leave_box"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = BINDINGS
 
     def __init__(
         self, frame: pl.DataFrame, sources: Sources, models: list[str], *, ex_mode: str = "spider"
