@@ -3,6 +3,7 @@
 Other modules import `BrowseScreen` and `Sources` from here.
 """
 
-from sqltriage.tui.screens.browse.screen import BrowseScreen, Sources
+from sqltriage.tui.screens.browse.screen import BrowseScreen
+from sqltriage.tui.screens.browse.state import Sources
 
 __all__ = ["BrowseScreen", "Sources"]

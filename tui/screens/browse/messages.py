@@ -18,11 +18,10 @@ from textual.message import Message
 
 from sqltriage.core.reporting import facets
 from sqltriage.core.triage.tags import Change
+from sqltriage.tui.screens.browse.state import RowKey
 
 if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
     from sqltriage.core.suggest import Suggestion
-
-RowKey = tuple[int, str]  # (example index, model)
 
 
 class FiltersApplied(Message):

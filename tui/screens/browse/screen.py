@@ -7,114 +7,49 @@ touch widgets. A triage change is shown as saved only once its transaction has c
 
 from __future__ import annotations
 
-import gc
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-import numpy as np
 import polars as pl
-import pyarrow as pa
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent
 from textual.worker import get_current_worker
 from textual_fastdatatable import DataTable
 
-from sqltriage.core.model import Schema
 from sqltriage.core.reporting import facets
 from sqltriage.core.triage.tags import GOLD_KINDS, Change
+from sqltriage.tui.screens.browse.filtering import FilteringMixin
 from sqltriage.tui.screens.browse.keys import BINDINGS
 from sqltriage.tui.screens.browse.messages import (
     DetailReady,
     Exported,
     FeaturesReady,
-    FiltersApplied,
     GoldsChanged,
     LiveResult,
-    RowKey,
     Saved,
     UndoFound,
 )
+from sqltriage.tui.screens.browse.state import RowKey, freeze_long_lived
 from sqltriage.tui.screens.modals import Confirm, ExportDialog, NoteEditor, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
-from sqltriage.tui.widgets.examples_table import SORT_COLUMNS, ExamplesTable, display_arrow
+from sqltriage.tui.widgets.examples_table import ExamplesTable
 from sqltriage.tui.widgets.facet_panel import FacetPanel
-
-if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
-    from sqltriage.core.suggest import Suggestion
 
 DETAIL_STEP = 3  # rows the detail pane grows or shrinks per key
 MIN_DETAIL = 6  # the detail pane keeps its tabs and a few lines
 MIN_TABLE = 4  # the table keeps its header and a few rows
 
 
-def _freeze_long_lived() -> None:
-    """Exempt what exists now (modules, the app's widgets) from the cyclic collector's full passes.
-
-    Once the screen is up, a full collection would otherwise rescan the ~150k objects of textual,
-    polars and sqlglot every time; new objects (and their garbage) are still collected. Only the
-    young generations are collected first: a full pass here would stall the first screen for a
-    noticeable moment (what little old cyclic garbage there is stays, once per load).
-    """
-    gc.collect(1)
-    gc.freeze()
-
-
-@dataclass(frozen=True, slots=True)
-class Sources:
-    """Where the detail tabs find schemas and databases (the loaded dataset), and live-run limits."""
-
-    schemas: Mapping[str, Schema]
-    databases: Mapping[str, Path | None]
-    timeout: float
-    max_rows: int
-
-
-class BrowseScreen(Screen):
+class BrowseScreen(FilteringMixin):
     BINDINGS: ClassVar[list[BindingType]] = BINDINGS
-
-    def __init__(
-        self, frame: pl.DataFrame, sources: Sources, models: list[str], *, ex_mode: str = "spider"
-    ) -> None:
-        super().__init__()
-        self.ex_mode = ex_mode
-        self.resolve_aliases = True
-        self.suggestions: dict[RowKey, list[Suggestion]] = {}
-        self.saved_log: list[str] = []  # every change shown as saved, in order (what the user was told)
-        self.frame = frame  # prepared (core.facets.prepare), every (example, model)
-        self.sources = sources
-        self.models = models
-        self.filters = facets.Filters()
-        self.sort_column: str | None = None
-        self.sort_descending = False
-        self.index: facets.FacetIndex | None = None  # built from `frame` in the filter worker
-        self.cells: pa.Table | None = None  # every row's cells, made once per frame
-        self.rows: np.ndarray = np.zeros(0, dtype=np.int64)  # the frame's rows shown, in table order
-        self._view: tuple[np.ndarray, pl.DataFrame] | None = None
-        self.generation = 0
-        self._filtering = False  # a filter worker is running: the next request waits for it
-        self.current: RowKey | None = None
-        self._pending_cursor: RowKey | None = None
-        self._live_key: RowKey | None = None
-        self._detail_key: RowKey | None = None
-        self._editor_key: RowKey | None = None
-        self._placeholder: Any = None  # the timer that shows "running…" when a live run is slow
-        self.last_outcomes: dict[str, int | None] = {}
-        # question features computed while the app runs (the workspace had none): index -> q_* values
-        self.question_features: dict[int, dict[str, Any]] = {}
-        self.features_status = ""  # "" (not asked), "computing", "computed"/"cached", "unavailable: ..."
-        self.accepted_golds: Mapping[
-            int, tuple[str, ...]
-        ] = {}  # alternatives accepted in the app, by example
 
     # --- layout -----------------------------------------------------------------------------------
 
@@ -156,127 +91,6 @@ class BrowseScreen(Screen):
 
     # --- filtering --------------------------------------------------------------------------------
 
-    @property
-    def view(self) -> pl.DataFrame:
-        """The filtered, sorted rows themselves (for export, bulk tagging): gathered when asked for."""
-        if self._view is None or self._view[0] is not self.rows:
-            self._view = (self.rows, self.frame[self.rows] if len(self.rows) else self.frame.head(0))
-        return self._view[1]
-
-    def refilter(self, keep: RowKey | None = None) -> None:
-        """Recompute the rows and counts in a worker.
-
-        One filter worker runs at a time; requests made meanwhile (fast typing) collapse into one run
-        with the newest state once it reports, so keys never queue up behind stale work.
-        """
-        self.generation += 1
-        self._pending_cursor = keep or self.current
-        if not self._filtering:
-            self._start_filter()
-
-    def _start_filter(self) -> None:
-        self._filtering = True
-        state = (self.filters, self.sort_column, self.sort_descending)
-        self._filter_worker(self.generation, self.frame, self.index, self.cells, *state)
-
-    @work(thread=True, group="filter")
-    def _filter_worker(
-        self,
-        generation: int,
-        frame: pl.DataFrame,
-        index: facets.FacetIndex | None,
-        data: pa.Table | None,
-        filters: facets.Filters,
-        column: str | None,
-        desc: bool,
-    ) -> None:
-        if index is None or index.frame is not frame:  # a new load, or tags changed
-            same_rows = index is not None and index.height == frame.height
-            index = index.retagged(frame) if same_rows else facets.FacetIndex(frame)
-            data = display_arrow(frame)
-        assert data is not None
-        rows = index.rows(filters, column, desc)
-        counts = index.counts(filters)
-        self.post_message(FiltersApplied(generation, index, data, rows, counts))
-
-    @work(thread=True, group="warm")
-    def _warm_worker(self, index: facets.FacetIndex) -> None:
-        index.warm(SORT_COLUMNS)
-
-    def on_filters_applied(self, message: FiltersApplied) -> None:
-        self._filtering = False
-        fresh = self.index is None
-        self.index, self.cells = message.index, message.data
-        if fresh:
-            self._warm_worker(message.index)
-            self.call_after_refresh(_freeze_long_lived)
-            self.call_after_refresh(self._show_footer)
-        if message.generation != self.generation or message.index.frame is not self.frame:
-            self._start_filter()  # newer requests came in meanwhile: run once more with the latest
-            return
-        with self.app.batch_update():
-            self.rows = message.rows
-            row = self._row_of(self._pending_cursor) if self._pending_cursor else None
-            self.query_one(ExamplesTable).show(message.data, message.rows, row or 0)
-            self.query_one(FacetPanel).show(message.counts, self.filters.selected)
-            self._update_status()
-            self._row_changed(first_paint=fresh)
-
-    def _update_status(self) -> None:
-        sort = ""
-        if self.sort_column:
-            sort = f" · sorted by {self.sort_column}{' ↓' if self.sort_descending else ' ↑'}"
-        status = Text()
-        status.append(f"{len(self.rows):,} of {self.frame.height:,}", style="bold")
-        status.append(
-            f" (example, model) rows · {self.filters.describe()}{sort} · EX in {self.ex_mode} mode", style=""
-        )
-        self.query_one("#status", Static).update(status, layout=False)  # one fixed line: no re-layout
-
-    @property
-    def status_text(self) -> str:
-        return str(self.query_one("#status", Static).render())
-
-    def _row_of(self, key: RowKey | None) -> int | None:
-        """The table row showing `key`, or None when the filter hides it."""
-        if key is None or self.index is None or not len(self.rows):
-            return None
-        number = self.index.row_number(*key)
-        hits = np.flatnonzero(self.rows == number) if number is not None else []
-        return int(hits[0]) if len(hits) else None
-
-    @on(FacetPanel.Toggled)
-    def _toggle(self, message: FacetPanel.Toggled) -> None:
-        self.filters = self.filters.toggled(message.facet, message.value)
-        self.refilter()
-
-    @on(FacetPanel.ClearFacet)
-    def _clear_facet(self, message: FacetPanel.ClearFacet) -> None:
-        self.filters = self.filters.cleared(message.facet)
-        self.refilter()
-
-    @on(FacetPanel.SectionsChanged)
-    def _remember_sections(self, message: FacetPanel.SectionsChanged) -> None:
-        """Keep the sidebar's open/closed sections in the config, so the next launch looks the same."""
-        path = getattr(self.app, "config_file", None)
-        self.app.facet_sections = (tuple(message.opened), tuple(message.closed))  # type: ignore[attr-defined]
-        if path is None:
-            return
-        from sqltriage.tui.config import save_facet_sections
-
-        try:
-            save_facet_sections(path, message.opened, message.closed)
-        except OSError as exc:
-            self.notify(f"could not remember the sidebar in {path}: {exc.strerror}", severity="warning")
-
-    @on(FacetPanel.FilterWanted)
-    def _focus_facet_filter(self) -> None:
-        self.query_one("#facet-filter", Input).focus()
-
-    @on(Input.Changed, "#facet-filter")
-    def _facet_filter_changed(self, event: Input.Changed) -> None:
-        self.query_one(FacetPanel).set_filter(event.value)
-
     def action_leave_box(self) -> None:
         """`down` in the sidebar's filter box goes to the values, in the search box to the table."""
         if self.query_one("#facet-filter", Input).has_focus:
@@ -284,25 +98,7 @@ class BrowseScreen(Screen):
         elif self.query_one("#search", Input).has_focus:
             self.query_one(ExamplesTable).focus()
 
-    @on(Input.Submitted, "#facet-filter")
-    def _facet_filter_done(self) -> None:
-        self.query_one(FacetPanel).focus()
-
-    @on(Input.Changed, "#search")
-    def _search_changed(self, event: Input.Changed) -> None:
-        self.filters = self.filters.with_search(event.value)
-        self.refilter()
-
-    @on(Input.Submitted, "#search")
-    def _search_done(self) -> None:
-        self.query_one(ExamplesTable).focus()
-
     # --- the highlighted row ----------------------------------------------------------------------
-
-    def row_at(self, row: int) -> dict[str, Any] | None:
-        if not 0 <= row < len(self.rows):
-            return None
-        return self.frame.row(int(self.rows[row]), named=True)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._row_changed()
@@ -414,7 +210,7 @@ class BrowseScreen(Screen):
     def on_detail_ready(self, message: DetailReady) -> None:
         self.suggestions[message.key] = message.suggestions
         if len(self.suggestions) == 1:  # the analysis modules are loaded now
-            self.call_after_refresh(_freeze_long_lived)
+            self.call_after_refresh(freeze_long_lived)
         if message.key != self.current:
             return
         detail = self.query_one(DetailPane)
@@ -537,10 +333,6 @@ class BrowseScreen(Screen):
         self.query_one(DetailPane).set_tab("results", message.renderable)
         self._start_detail()
 
-    def _current_row(self) -> dict[str, Any] | None:
-        row = self._row_of(self.current)
-        return self.row_at(row) if row is not None else None
-
     # --- actions ----------------------------------------------------------------------------------
 
     def action_search(self) -> None:
@@ -607,31 +399,6 @@ class BrowseScreen(Screen):
         detail.active = "tab-results"
         self._sync_editor()
         self.run_live(detail.editor.text)
-
-    def action_clear_filters(self) -> None:
-        self.filters = facets.Filters()
-        search = self.query_one("#search", Input)
-        with search.prevent(Input.Changed):
-            search.value = ""
-        self.refilter()
-
-    def action_sort(self) -> None:
-        """Cycle the sort column through the table's columns (then back to dataset order)."""
-        order = [None, *SORT_COLUMNS]
-        self.sort_column = order[(order.index(self.sort_column) + 1) % len(order)]
-        self.refilter()
-
-    def action_reverse_sort(self) -> None:
-        self.sort_descending = not self.sort_descending
-        self.refilter()
-
-    def sort_by(self, column: str | None, descending: bool = False) -> None:
-        self.sort_column, self.sort_descending = column, descending
-        self.refilter()
-
-    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
-        column = SORT_COLUMNS[event.column_index]
-        self.sort_by(column, not self.sort_descending if column == self.sort_column else False)
 
     def action_next_model(self) -> None:
         self._step_model(+1)
@@ -1028,14 +795,6 @@ class BrowseScreen(Screen):
         from sqltriage.tui.screens.summary import SummaryScreen
 
         self.app.push_screen(SummaryScreen(self.frame, self.models, ex_mode=self.ex_mode))
-
-    def show_examples(self, models: list[str], examples: frozenset[int], label: str) -> None:
-        """Browse exactly these examples under these models (a comparison cell), other filters cleared."""
-        self.filters = facets.Filters({"model": frozenset(models)}).with_examples(examples, label)
-        search = self.query_one("#search", Input)
-        with search.prevent(Input.Changed):
-            search.value = ""
-        self.refilter()
 
     def action_toggle_resolve(self) -> None:
         self.resolve_aliases = not self.resolve_aliases
