@@ -111,3 +111,4 @@ class BrowseState(Screen):
 
         async def _show_footer(self) -> None: ...  # screen
         def _row_changed(self, *, first_paint: bool = False) -> None: ...  # detail
+        def _show_triage(self, row: dict[str, Any] | None = None) -> None: ...  # triage
