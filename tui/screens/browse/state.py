@@ -110,5 +110,9 @@ class BrowseState(Screen):
     if TYPE_CHECKING:  # what one concern calls on another: each is defined once, in its own module
 
         async def _show_footer(self) -> None: ...  # screen
+        @property
+        def view(self) -> pl.DataFrame: ...  # filtering
+        def refilter(self, keep: RowKey | None = None) -> None: ...  # filtering
         def _row_changed(self, *, first_paint: bool = False) -> None: ...  # detail
+        def accepted_labelled(self, index: int) -> list[tuple[str, str]]: ...  # detail
         def _show_triage(self, row: dict[str, Any] | None = None) -> None: ...  # triage
