@@ -7,27 +7,20 @@ touch widgets. A triage change is shown as saved only once its transaction has c
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import ClassVar
 
-import polars as pl
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, Static
 from textual_fastdatatable import DataTable
 
-from sqltriage.core.reporting import facets
 from sqltriage.tui.screens.browse.detail import DetailMixin
+from sqltriage.tui.screens.browse.export import ExportMixin
 from sqltriage.tui.screens.browse.filtering import FilteringMixin
 from sqltriage.tui.screens.browse.keys import BINDINGS
-from sqltriage.tui.screens.browse.messages import (
-    Exported,
-)
 from sqltriage.tui.screens.browse.triage import TriageMixin
-from sqltriage.tui.screens.modals import ExportDialog
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import ExamplesTable
 from sqltriage.tui.widgets.facet_panel import FacetPanel
@@ -37,7 +30,7 @@ MIN_DETAIL = 6  # the detail pane keeps its tabs and a few lines
 MIN_TABLE = 4  # the table keeps its header and a few rows
 
 
-class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin):
+class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
     BINDINGS: ClassVar[list[BindingType]] = BINDINGS
 
     # --- layout -----------------------------------------------------------------------------------
@@ -177,41 +170,6 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin):
         self.notify(f"example #{index} has no other model under the current filter", severity="warning")
 
     # --- export and summary -----------------------------------------------------------------------
-
-    def default_export_name(self) -> str:
-        name = getattr(self.app, "dataset", None)
-        base = re.sub(r"[^A-Za-z0-9]+", "-", getattr(name, "name", "") or "sqltriage").strip("-")
-        what = "all" if not self.filters.active else re.sub(r"[^A-Za-z0-9]+", "-", self.filters.describe())
-        return f"{base}-{what.strip('-')[:60]}.csv"
-
-    def action_export(self) -> None:
-        view = self.view
-        if view.is_empty():
-            self.notify("no row matches the filter: nothing to export", severity="warning")
-            return
-
-        def chosen(path: str | None) -> None:
-            if path:
-                self._export_worker(view, Path(path).expanduser())
-
-        self.app.push_screen(ExportDialog(view.height, self.default_export_name()), chosen)
-
-    @work(thread=True, group="export")
-    def _export_worker(self, view: pl.DataFrame, path: Path) -> None:
-        from sqltriage.core.reporting.export_formats import write_export
-
-        try:  # the file name says the format: .csv, .jsonl, .parquet or .sqlite
-            n = write_export(facets.for_export(view), path)
-        except Exception as exc:
-            self.post_message(Exported(path, 0, str(exc)))
-            return
-        self.post_message(Exported(path.resolve(), n))
-
-    def on_exported(self, message: Exported) -> None:
-        if message.error:
-            self.notify(f"export failed ({message.path}): {message.error}", severity="error", timeout=10)
-        else:
-            self.notify(f"exported {message.rows:,} rows to {message.path}", timeout=8)
 
     def action_summary(self) -> None:
         from sqltriage.tui.screens.summary import SummaryScreen
