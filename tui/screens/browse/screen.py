@@ -1,8 +1,9 @@
-"""The browse screen: facets, the examples table with "n of N", the detail of the highlighted row, triage.
+"""The browse screen itself: its widgets, the keys that move focus or resize panes, the table's messages.
 
-State lives here (the full frame, the filters, the sort); filtering, detail analysis, live queries,
-workspace writes and exports run in thread workers that post messages, and only the handlers below
-touch widgets. A triage change is shown as saved only once its transaction has committed.
+`BrowseScreen` combines the concerns of this package, each a mixin over the shared state
+(`state.BrowseState`, whose constructor it keeps): filtering, detail, triage and export run their work
+in thread workers that post messages (`messages`), and only the handlers touch widgets. A triage change
+is shown as saved only once its transaction has committed.
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ MIN_TABLE = 4  # the table keeps its header and a few rows
 
 
 class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
-    BINDINGS: ClassVar[list[BindingType]] = BINDINGS
+    """Facets, the examples table with "n of N", the detail of the highlighted row, triage and export."""
 
-    # --- layout -----------------------------------------------------------------------------------
+    BINDINGS: ClassVar[list[BindingType]] = BINDINGS  # keys.py: one list, with the ids the keymap uses
+
+    # --- widgets, start and stop ------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         opened, closed = getattr(self.app, "facet_sections", ((), ()))
@@ -71,16 +74,7 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
         if (collector := getattr(self.app, "idle_gc", None)) is not None:
             collector.stop(self)
 
-    # --- filtering --------------------------------------------------------------------------------
-
-    def action_leave_box(self) -> None:
-        """`down` in the sidebar's filter box goes to the values, in the search box to the table."""
-        if self.query_one("#facet-filter", Input).has_focus:
-            self.query_one(FacetPanel).focus()
-        elif self.query_one("#search", Input).has_focus:
-            self.query_one(ExamplesTable).focus()
-
-    # --- the highlighted row ----------------------------------------------------------------------
+    # --- the table's messages: to the detail pane -------------------------------------------------
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._row_changed()
@@ -88,7 +82,7 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_open_detail()
 
-    # --- actions ----------------------------------------------------------------------------------
+    # --- focus ------------------------------------------------------------------------------------
 
     def action_search(self) -> None:
         self.query_one("#search", Input).focus()
@@ -102,6 +96,13 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
     def action_open_detail(self) -> None:
         self.query_one(DetailPane).focus_body()
 
+    def action_leave_box(self) -> None:
+        """`down` in the sidebar's filter box goes to the values, in the search box to the table."""
+        if self.query_one("#facet-filter", Input).has_focus:
+            self.query_one(FacetPanel).focus()
+        elif self.query_one("#search", Input).has_focus:
+            self.query_one(ExamplesTable).focus()
+
     def action_back(self) -> None:
         facet_filter = self.query_one("#facet-filter", Input)
         if facet_filter.has_focus and facet_filter.value:
@@ -112,7 +113,7 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
             return
         self.query_one(ExamplesTable).focus()
 
-    # --- the detail pane: maximise, restore, resize -------------------------------------------------
+    # --- the detail pane: maximise, restore, resize -----------------------------------------------
 
     def action_toggle_maximize(self) -> None:
         """The detail pane over the whole screen, or back in its place (the key that did it undoes it)."""
@@ -148,6 +149,8 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
     def action_show_tab(self, key: str) -> None:
         self.query_one(DetailPane).active = f"tab-{key}"
 
+    # --- other models of the example, the summary -------------------------------------------------
+
     def action_next_model(self) -> None:
         self._step_model(+1)
 
@@ -168,8 +171,6 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
                 self.query_one(ExamplesTable).move_cursor(row=row)
                 return
         self.notify(f"example #{index} has no other model under the current filter", severity="warning")
-
-    # --- export and summary -----------------------------------------------------------------------
 
     def action_summary(self) -> None:
         from sqltriage.tui.screens.summary import SummaryScreen
