@@ -73,7 +73,9 @@ def test_imports_follow_the_map(path: Path) -> None:
     room = _room(path)
     allowed = ALLOWED[room] | BASE | {room}
     wrong = _core_imports(path) - allowed
-    assert not wrong, f"core/{path.relative_to(CORE)} ({room}) imports {sorted(wrong)}: see docs/architecture.md"
+    assert not wrong, (
+        f"core/{path.relative_to(CORE)} ({room}) imports {sorted(wrong)}: see docs/architecture.md"
+    )
 
 
 def test_the_map_has_no_cycle() -> None:
