@@ -1,0 +1,26 @@
+"""The browse screen: facets, the examples table with "n of N", the detail of the highlighted row, triage.
+
+One module per concern; each concern is a mixin over the shared state, and `screen.BrowseScreen`
+combines them:
+
+- state: what every concern shares (`BrowseState`: the frame, filters, sort, rows shown, the
+  highlighted row), `Sources`, `RowKey`, the lookups between keys and rows
+- keys: the key bindings with their ids (`BrowseScreen.BINDINGS`)
+- messages: what the thread workers post back to their handlers
+- filtering: facets, search, sort and the status line; `apply_filters` is the filter worker's body
+- detail: the highlighted row's detail tabs, its question features and live runs
+- triage: tags, notes, accepted alternative golds, undo, and the workers that write them
+- export: the export dialog and its worker
+- screen: `BrowseScreen` itself, its widgets, focus and layout keys, the table's messages
+
+May import core (records, facets, triage; in workers, what they analyse, run or write), tui.widgets,
+tui.screens.modals, tui.config and, when asked for, tui.screens.summary; never tui.app. Inside the
+package the concern modules import only state and messages, never one another: what one calls on
+another is declared on `BrowseState` for type checkers. Other modules import `BrowseScreen` and
+`Sources` from here.
+"""
+
+from sqltriage.tui.screens.browse.screen import BrowseScreen
+from sqltriage.tui.screens.browse.state import Sources
+
+__all__ = ["BrowseScreen", "Sources"]

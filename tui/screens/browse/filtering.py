@@ -1,0 +1,202 @@
+"""Facets, search and sort on the browse screen: the rows shown, their live counts and "n of N".
+
+A filter request runs `apply_filters`, a plain function of the frame, its facet index, the filters and
+the sort, in a thread worker; one filter worker runs at a time and requests made meanwhile collapse
+into one run with the newest state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from rich.text import Text
+from textual import on, work
+from textual.widgets import Input, Static
+from textual_fastdatatable import DataTable
+
+from sqltriage.core.reporting import facets
+from sqltriage.tui.screens.browse.messages import FiltersApplied
+from sqltriage.tui.screens.browse.state import BrowseState, RowKey, freeze_long_lived
+from sqltriage.tui.widgets.examples_table import SORT_COLUMNS, ExamplesTable, display_arrow
+from sqltriage.tui.widgets.facet_panel import FacetPanel
+
+
+def apply_filters(
+    frame: pl.DataFrame,
+    index: facets.FacetIndex | None,
+    data: pa.Table | None,
+    filters: facets.Filters,
+    column: str | None,
+    desc: bool,
+) -> tuple[facets.FacetIndex, pa.Table, np.ndarray, dict[str, list[tuple[str, int]]]]:
+    """The rows `filters` keep sorted by `column`, and each facet value's live count.
+
+    Also returns the index and display cells they refer to: `index` and `data` as given while made from
+    `frame`, else rebuilt (re-tagged only when the frame kept its rows: a tag change).
+    """
+    if index is None or index.frame is not frame:  # a new load, or tags changed
+        same_rows = index is not None and index.height == frame.height
+        index = index.retagged(frame) if same_rows else facets.FacetIndex(frame)
+        data = display_arrow(frame)
+    assert data is not None
+    rows = index.rows(filters, column, desc)
+    counts = index.counts(filters)
+    return index, data, rows, counts
+
+
+class FilteringMixin(BrowseState):
+    """The filters and sort of the screen's state made into rows, counts and the status line."""
+
+    @property
+    def view(self) -> pl.DataFrame:
+        """The filtered, sorted rows themselves (for export, bulk tagging): gathered when asked for."""
+        if self._view is None or self._view[0] is not self.rows:
+            self._view = (self.rows, self.frame[self.rows] if len(self.rows) else self.frame.head(0))
+        return self._view[1]
+
+    def refilter(self, keep: RowKey | None = None) -> None:
+        """Recompute the rows and counts in a worker.
+
+        One filter worker runs at a time; requests made meanwhile (fast typing) collapse into one run
+        with the newest state once it reports, so keys never queue up behind stale work.
+        """
+        self.generation += 1
+        self._pending_cursor = keep or self.current
+        if not self._filtering:
+            self._start_filter()
+
+    def _start_filter(self) -> None:
+        self._filtering = True
+        state = (self.filters, self.sort_column, self.sort_descending)
+        self._filter_worker(self.generation, self.frame, self.index, self.cells, *state)
+
+    @work(thread=True, group="filter")
+    def _filter_worker(
+        self,
+        generation: int,
+        frame: pl.DataFrame,
+        index: facets.FacetIndex | None,
+        data: pa.Table | None,
+        filters: facets.Filters,
+        column: str | None,
+        desc: bool,
+    ) -> None:
+        index, data, rows, counts = apply_filters(frame, index, data, filters, column, desc)
+        self.post_message(FiltersApplied(generation, index, data, rows, counts))
+
+    @work(thread=True, group="warm")
+    def _warm_worker(self, index: facets.FacetIndex) -> None:
+        index.warm(SORT_COLUMNS)
+
+    def on_filters_applied(self, message: FiltersApplied) -> None:
+        self._filtering = False
+        fresh = self.index is None
+        self.index, self.cells = message.index, message.data
+        if fresh:
+            self._warm_worker(message.index)
+            self.call_after_refresh(freeze_long_lived)
+            self.call_after_refresh(self._show_footer)
+        if message.generation != self.generation or message.index.frame is not self.frame:
+            self._start_filter()  # newer requests came in meanwhile: run once more with the latest
+            return
+        with self.app.batch_update():
+            self.rows = message.rows
+            row = self._row_of(self._pending_cursor) if self._pending_cursor else None
+            self.query_one(ExamplesTable).show(message.data, message.rows, row or 0)
+            self.query_one(FacetPanel).show(message.counts, self.filters.selected)
+            self._update_status()
+            self._row_changed(first_paint=fresh)
+
+    def _update_status(self) -> None:
+        sort = ""
+        if self.sort_column:
+            sort = f" · sorted by {self.sort_column}{' ↓' if self.sort_descending else ' ↑'}"
+        status = Text()
+        status.append(f"{len(self.rows):,} of {self.frame.height:,}", style="bold")
+        status.append(
+            f" (example, model) rows · {self.filters.describe()}{sort} · EX in {self.ex_mode} mode", style=""
+        )
+        self.query_one("#status", Static).update(status, layout=False)  # one fixed line: no re-layout
+
+    @property
+    def status_text(self) -> str:
+        return str(self.query_one("#status", Static).render())
+
+    @on(FacetPanel.Toggled)
+    def _toggle(self, message: FacetPanel.Toggled) -> None:
+        self.filters = self.filters.toggled(message.facet, message.value)
+        self.refilter()
+
+    @on(FacetPanel.ClearFacet)
+    def _clear_facet(self, message: FacetPanel.ClearFacet) -> None:
+        self.filters = self.filters.cleared(message.facet)
+        self.refilter()
+
+    @on(FacetPanel.SectionsChanged)
+    def _remember_sections(self, message: FacetPanel.SectionsChanged) -> None:
+        """Keep the sidebar's open/closed sections in the config, so the next launch looks the same."""
+        path = getattr(self.app, "config_file", None)
+        self.app.facet_sections = (tuple(message.opened), tuple(message.closed))  # type: ignore[attr-defined]
+        if path is None:
+            return
+        from sqltriage.tui.config import save_facet_sections
+
+        try:
+            save_facet_sections(path, message.opened, message.closed)
+        except OSError as exc:
+            self.notify(f"could not remember the sidebar in {path}: {exc.strerror}", severity="warning")
+
+    @on(FacetPanel.FilterWanted)
+    def _focus_facet_filter(self) -> None:
+        self.query_one("#facet-filter", Input).focus()
+
+    @on(Input.Changed, "#facet-filter")
+    def _facet_filter_changed(self, event: Input.Changed) -> None:
+        self.query_one(FacetPanel).set_filter(event.value)
+
+    @on(Input.Submitted, "#facet-filter")
+    def _facet_filter_done(self) -> None:
+        self.query_one(FacetPanel).focus()
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self.filters = self.filters.with_search(event.value)
+        self.refilter()
+
+    @on(Input.Submitted, "#search")
+    def _search_done(self) -> None:
+        self.query_one(ExamplesTable).focus()
+
+    def action_clear_filters(self) -> None:
+        self.filters = facets.Filters()
+        search = self.query_one("#search", Input)
+        with search.prevent(Input.Changed):
+            search.value = ""
+        self.refilter()
+
+    def action_sort(self) -> None:
+        """Cycle the sort column through the table's columns (then back to dataset order)."""
+        order = [None, *SORT_COLUMNS]
+        self.sort_column = order[(order.index(self.sort_column) + 1) % len(order)]
+        self.refilter()
+
+    def action_reverse_sort(self) -> None:
+        self.sort_descending = not self.sort_descending
+        self.refilter()
+
+    def sort_by(self, column: str | None, descending: bool = False) -> None:
+        self.sort_column, self.sort_descending = column, descending
+        self.refilter()
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        column = SORT_COLUMNS[event.column_index]
+        self.sort_by(column, not self.sort_descending if column == self.sort_column else False)
+
+    def show_examples(self, models: list[str], examples: frozenset[int], label: str) -> None:
+        """Browse exactly these examples under these models (a comparison cell), other filters cleared."""
+        self.filters = facets.Filters({"model": frozenset(models)}).with_examples(examples, label)
+        search = self.query_one("#search", Input)
+        with search.prevent(Input.Changed):
+            search.value = ""
+        self.refilter()

@@ -1,0 +1,118 @@
+"""What every part of the browse screen shares: the state, the records it is made from, row lookups.
+
+`BrowseState` holds the state (the full frame, the filters, the sort, the rows shown, the highlighted
+row and what the detail tabs show of it); each concern of the screen is a mixin on top of it, and
+`screen.BrowseScreen` combines them. The mixins subclass it (and so `Screen`) rather than `object`:
+Textual finds `@on` handlers only on classes made by its message-pump metaclass.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from textual.screen import Screen
+
+from sqltriage.core.model import Schema
+from sqltriage.core.reporting import facets
+
+if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
+    from sqltriage.core.suggest import Suggestion
+
+RowKey = tuple[int, str]  # (example index, model)
+
+
+def freeze_long_lived() -> None:
+    """Exempt what exists now (modules, the app's widgets) from the cyclic collector's full passes.
+
+    Once the screen is up, a full collection would otherwise rescan the ~150k objects of textual,
+    polars and sqlglot every time; new objects (and their garbage) are still collected. Only the
+    young generations are collected first: a full pass here would stall the first screen for a
+    noticeable moment (what little old cyclic garbage there is stays, once per load).
+    """
+    gc.collect(1)
+    gc.freeze()
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """Where the detail tabs find schemas and databases (the loaded dataset), and live-run limits."""
+
+    schemas: Mapping[str, Schema]
+    databases: Mapping[str, Path | None]
+    timeout: float
+    max_rows: int
+
+
+class BrowseState(Screen):
+    """The browse screen's state, and the lookups between keys, table rows and the frame's rows.
+
+    Only state here: what the screen does with it is in the mixins (their handlers alone touch widgets).
+    """
+
+    def __init__(
+        self, frame: pl.DataFrame, sources: Sources, models: list[str], *, ex_mode: str = "spider"
+    ) -> None:
+        super().__init__()
+        self.ex_mode = ex_mode
+        self.resolve_aliases = True
+        self.suggestions: dict[RowKey, list[Suggestion]] = {}
+        self.saved_log: list[str] = []  # every change shown as saved, in order (what the user was told)
+        self.frame = frame  # prepared (core.facets.prepare), every (example, model)
+        self.sources = sources
+        self.models = models
+        self.filters = facets.Filters()
+        self.sort_column: str | None = None
+        self.sort_descending = False
+        self.index: facets.FacetIndex | None = None  # built from `frame` in the filter worker
+        self.cells: pa.Table | None = None  # every row's cells, made once per frame
+        self.rows: np.ndarray = np.zeros(0, dtype=np.int64)  # the frame's rows shown, in table order
+        self._view: tuple[np.ndarray, pl.DataFrame] | None = None
+        self.generation = 0
+        self._filtering = False  # a filter worker is running: the next request waits for it
+        self.current: RowKey | None = None
+        self._pending_cursor: RowKey | None = None
+        self._live_key: RowKey | None = None
+        self._detail_key: RowKey | None = None
+        self._editor_key: RowKey | None = None
+        self._placeholder: Any = None  # the timer that shows "running…" when a live run is slow
+        self.last_outcomes: dict[str, int | None] = {}
+        # question features computed while the app runs (the workspace had none): index -> q_* values
+        self.question_features: dict[int, dict[str, Any]] = {}
+        self.features_status = ""  # "" (not asked), "computing", "computed"/"cached", "unavailable: ..."
+        self.accepted_golds: Mapping[
+            int, tuple[str, ...]
+        ] = {}  # alternatives accepted in the app, by example
+
+    def _row_of(self, key: RowKey | None) -> int | None:
+        """The table row showing `key`, or None when the filter hides it."""
+        if key is None or self.index is None or not len(self.rows):
+            return None
+        number = self.index.row_number(*key)
+        hits = np.flatnonzero(self.rows == number) if number is not None else []
+        return int(hits[0]) if len(hits) else None
+
+    def row_at(self, row: int) -> dict[str, Any] | None:
+        if not 0 <= row < len(self.rows):
+            return None
+        return self.frame.row(int(self.rows[row]), named=True)
+
+    def _current_row(self) -> dict[str, Any] | None:
+        row = self._row_of(self.current)
+        return self.row_at(row) if row is not None else None
+
+    if TYPE_CHECKING:  # what one concern calls on another: each is defined once, in its own module
+
+        async def _show_footer(self) -> None: ...  # screen
+        @property
+        def view(self) -> pl.DataFrame: ...  # filtering
+        def refilter(self, keep: RowKey | None = None) -> None: ...  # filtering
+        def _row_changed(self, *, first_paint: bool = False) -> None: ...  # detail
+        def accepted_labelled(self, index: int) -> list[tuple[str, str]]: ...  # detail
+        def _show_triage(self, row: dict[str, Any] | None = None) -> None: ...  # triage
