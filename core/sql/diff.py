@@ -16,7 +16,14 @@ from sqlglot import tokens as sqltokens
 from sqlglot.dialects.sqlite import SQLite
 
 from sqltriage.core.model import Schema
-from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, pretty_tree, resolve_aliases
+from sqltriage.core.sql.parse import (
+    ParsedQuery,
+    TableAlias,
+    ensure_parsed,
+    pretty_tree,
+    resolve_aliases,
+    table_aliases,
+)
 
 EQUAL, GOLD_ONLY, PRED_ONLY = "equal", "gold_only", "pred_only"
 
@@ -63,6 +70,10 @@ class SqlDiff:
     clauses: tuple[ClauseDiff, ...]
     gold_error: str | None = None
     pred_error: str | None = None
+    # each query's table aliases as written, whether or not the diff resolved them: the display says
+    # which aliases resolving replaced (or kept), rather than a generic example
+    gold_aliases: tuple[TableAlias, ...] = ()
+    pred_aliases: tuple[TableAlias, ...] = ()
 
     @property
     def identical(self) -> bool:
@@ -79,9 +90,11 @@ def sql_diff(
     """Compare two queries for display; never raises (unparseable text is diffed as written).
 
     `resolve=True` prints both with aliases resolved (`T1.name` → `singer.name`), so that a different
-    choice of aliases does not show up as a difference.
+    choice of aliases does not show up as a difference. Either way the diff lists each query's table
+    aliases (`gold_aliases`, `pred_aliases`), so that a display can say what resolving did.
     """
     gold, pred = ensure_parsed(gold_sql, schema), ensure_parsed(pred_sql, schema)
+    aliases = (table_aliases(gold.tree), table_aliases(pred.tree))
     if resolve:
         gold, pred = _resolved(gold, schema), _resolved(pred, schema)
     g_line, g_pretty = _canonical(gold)
@@ -106,7 +119,7 @@ def sql_diff(
             else:
                 name, p_toks = p_rest.pop(0)
                 out.append(ClauseDiff(name, (), tuple(_mark(p_toks, PRED_ONLY))))
-    return SqlDiff(g_pretty, p_pretty, tuple(out), gold.error, pred.error)
+    return SqlDiff(g_pretty, p_pretty, tuple(out), gold.error, pred.error, *aliases)
 
 
 def _resolved(parsed: ParsedQuery, schema: Schema | None) -> ParsedQuery:

@@ -115,9 +115,7 @@ def resolve_aliases(tree: exp.Expression, schema: Schema | None = None) -> exp.E
     for select in reversed(list(out.find_all(exp.Select))):
         scope = table_scope(select)
         outer = [table_scope(s) for s in _enclosing_selects(select)]
-        counts: dict[str, int] = {}
-        for tbl in _scope_tables(select):
-            counts[tbl.name.lower()] = counts.get(tbl.name.lower(), 0) + 1
+        counts = _table_counts(select)
         for col in select_columns(select):
             table = resolve_column_table(col, scope, outer, schema)
             if table is not None and counts.get(table, 0) <= 1:
@@ -126,6 +124,46 @@ def resolve_aliases(tree: exp.Expression, schema: Schema | None = None) -> exp.E
             if counts[tbl.name.lower()] == 1 and tbl.args.get("alias") is not None:
                 tbl.set("alias", None)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class TableAlias:
+    """A table alias as written (`singer AS T1`): `kept` when `resolve_aliases` leaves it in place."""
+
+    alias: str
+    table: str
+    kept: bool  # the table appears twice in the alias's scope: a self-join needs its aliases
+
+
+def table_aliases(tree: exp.Expression | None) -> tuple[TableAlias, ...]:
+    """The query's table aliases in order of writing, each once: what `resolve_aliases` resolves or keeps.
+
+    An alias equal to its table's name, and the alias of a derived table, are not listed: resolving
+    changes nothing for the first, and leaves the second alone.
+    """
+    if tree is None:
+        return ()
+    found: dict[TableAlias, None] = {}
+    for select in sorted(tree.find_all(exp.Select), key=_text_order(tree)):
+        counts = _table_counts(select)
+        for tbl in _scope_tables(select):
+            if tbl.alias and tbl.alias.lower() != tbl.name.lower():
+                found[TableAlias(tbl.alias, tbl.name, counts[tbl.name.lower()] > 1)] = None
+    return tuple(found)
+
+
+def _text_order(tree: exp.Expression) -> Callable[[exp.Expression], int]:
+    """A sort key putting nodes of `tree` in the order they are written (depth first, left to right)."""
+    order = {id(node): n for n, node in enumerate(tree.walk(bfs=False))}
+    return lambda node: order.get(id(node), 0)
+
+
+def _table_counts(select: exp.Select) -> dict[str, int]:
+    """How often each table (lower-case name) is read in this SELECT's own FROM and JOINs."""
+    counts: dict[str, int] = {}
+    for tbl in _scope_tables(select):
+        counts[tbl.name.lower()] = counts.get(tbl.name.lower(), 0) + 1
+    return counts
 
 
 # ----- scopes: which names a SELECT's columns can refer to -----

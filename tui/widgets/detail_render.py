@@ -20,6 +20,7 @@ from sqltriage.core.verdicts.gold_audit import Tie, tie_sensitive
 if TYPE_CHECKING:  # these load sqlglot: the triage tab, drawn with the first row, must not wait for it
     from sqltriage.core.sql.authors_match import AuthorsMatch
     from sqltriage.core.sql.diff import SqlDiff
+    from sqltriage.core.sql.parse import TableAlias
     from sqltriage.core.sql.partial_match import ComponentDiff, MatchBreakdown
     from sqltriage.core.suggest import Suggestion
 
@@ -315,15 +316,43 @@ def render_sql_diff(diff: SqlDiff, *, error: str | None = None, resolved: bool =
             parts.append(Text(f"{side} does not parse: {err}", style="bold red"))
     if error:
         parts.append(Text(f"\nerror: {error}", style="bold red"))
-    parts.append(
-        Text(
-            "aliases resolved (T1.name → singer.name); r shows them as written"
-            if resolved
-            else "aliases as written; r resolves them",
-            style="dim",
-        )
-    )
+    line = alias_line(diff.gold_aliases, diff.pred_aliases, resolved=resolved)
+    if line:
+        parts.append(Text(line, style="dim"))
     return Group(*parts)
+
+
+def _pairs(aliases: Sequence[TableAlias]) -> str:
+    return ", ".join(f"{a.alias} → {a.table}" for a in aliases)
+
+
+def _sides(gold: Sequence[TableAlias], pred: Sequence[TableAlias]) -> str:
+    """One list of both queries' aliases; one per side when an alias stands for different tables in each."""
+    tables: dict[str, set[str]] = {}
+    for a in (*gold, *pred):
+        tables.setdefault(a.alias.lower(), set()).add(a.table.lower())
+    if gold and pred and any(len(t) > 1 for t in tables.values()):
+        return f"gold: {_pairs(gold)}; prediction: {_pairs(pred)}"
+    return _pairs(list(dict.fromkeys((*gold, *pred))))
+
+
+def alias_line(gold: Sequence[TableAlias], pred: Sequence[TableAlias], *, resolved: bool) -> str:
+    """What the `r` toggle does to this row's table aliases; "" when neither query has one.
+
+    Resolved, an alias of a table read twice in one scope stays (a self-join needs it): said apart.
+    """
+    if not gold and not pred:
+        return ""
+    if not resolved:
+        return f"aliases as written ({_sides(gold, pred)}); r resolves them"
+    replaced = _sides([a for a in gold if not a.kept], [a for a in pred if not a.kept])
+    kept = _sides([a for a in gold if a.kept], [a for a in pred if a.kept])
+    parts = [f"aliases resolved ({replaced})"] if replaced else []
+    if kept:
+        parts.append(f"{'kept' if parts else 'aliases kept'} ({kept}): a table read twice needs them")
+    if replaced:
+        parts.append("r shows them as written")
+    return "; ".join(parts)
 
 
 # --- triage -----------------------------------------------------------------------------------------
