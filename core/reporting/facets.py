@@ -4,6 +4,12 @@ A filter is a set of chosen values per facet plus a free-text search. Values of 
 OR, facets combine with AND. The count shown next to a value is the number of rows it would give under
 every *other* active filter, so choosing it never surprises (the usual faceted-search convention).
 The app and the CLI share these definitions, so "near miss" means the same thing everywhere.
+
+The structural, operators and reasoning facets list combinations ("S F W", "J Ag C", "subtraction
+commonsense"), the paper's view, and next to them membership options ("has J (join)", "needs
+subtraction"): a membership option stands for every combination containing that part. It is one more
+value of its facet, OR-ed with the others like any value: "has W" and "has G" give the rows with a WHERE
+or a GROUP BY, "has J" and "S F" the rows with a join plus the rows that are exactly "S F".
 """
 
 from __future__ import annotations
@@ -36,6 +42,93 @@ NEAR_MISS_PM = 0.9  # EX fails although the query is this close to gold
 LOW_PM = 0.5  # EX passes although the query is this far from gold: maybe right by accident
 SEARCH_COLUMNS = ("question", "gold_sql", "pred_sql")
 TS_FALSE_POSITIVE = "EX pass, fails on a neighbour (EX false positive)"  # needs `eval --neighbours K`
+
+# --- membership options: a part of a combination, named readably --------------------------------------
+
+MEMBERSHIP_FACETS = ("structural", "operators", "reasoning")
+# The codes of core/sql/categories.py (STRUCTURAL_LETTERS, OPERATOR_TYPES) with the README's names for them.
+PART_NAMES: dict[str, dict[str, str]] = {
+    "structural": {
+        "S": "select",
+        "F": "from",
+        "W": "where",
+        "G": "group by",
+        "H": "having",
+        "O": "order by",
+        "L": "limit",
+        "SO": "set operator",
+        "N": "nesting",
+    },
+    "operators": {
+        "J": "join",
+        "Ag": "aggregate",
+        "C": "comparison",
+        "Lo": "logical",
+        "Li": "like",
+        "Ar": "arithmetic",
+        "Me": "membership",
+        "Nu": "null",
+    },
+}
+# The reasoning facet's inferred form, as core/questions/reasoning.reasoning_label writes it:
+# "arithmetic:division,subtraction (inferred)"; an annotated value is names joined by spaces.
+_INFERRED_PREFIX, _INFERRED_SUFFIX = "arithmetic:", " (inferred)"
+_MEMBERSHIP_KEY = ":membership"
+
+
+def membership_key(facet: str) -> str:
+    """Where `facet_counts` lists the facet's membership options, apart from its combinations."""
+    return f"{facet}{_MEMBERSHIP_KEY}"
+
+
+def membership_label(facet: str, part: str) -> str:
+    """The option standing for every `facet` value containing `part`: "has J (join)", "needs subtraction"."""
+    if facet == "reasoning":
+        return f"needs {part}"
+    name = PART_NAMES.get(facet, {}).get(part)
+    return f"has {part} ({name})" if name else f"has {part}"
+
+
+def membership_part(facet: str, value: str) -> str | None:
+    """The part a membership option stands for; None for a combination (or any other value)."""
+    if facet not in MEMBERSHIP_FACETS:
+        return None
+    prefix = "needs " if facet == "reasoning" else "has "
+    if not value.startswith(prefix):
+        return None
+    rest = value[len(prefix) :]
+    part = rest if facet == "reasoning" else rest.split(" ", 1)[0]
+    return part if part and membership_label(facet, part) == value else None
+
+
+def parts_expr(facet: str, value: pl.Expr) -> pl.Expr:
+    """The parts of a combination value, as a list: "S F W" → [S, F, W]; `NONE_VALUE` → []."""
+    parts = value.str.split(" ")
+    if facet == "reasoning":
+        inferred = value.str.starts_with(_INFERRED_PREFIX) & value.str.ends_with(_INFERRED_SUFFIX)
+        arithmetic = (
+            value.str.strip_prefix(_INFERRED_PREFIX)
+            .str.strip_suffix(_INFERRED_SUFFIX)
+            .str.split(",")
+            .list.eval(pl.element() + _INFERRED_SUFFIX)
+        )
+        parts = pl.when(inferred).then(arithmetic).otherwise(parts)
+    return parts.list.eval(pl.element().filter((pl.element() != NONE_VALUE) & (pl.element() != "")))
+
+
+def parts_of(facet: str, values: Iterable[str]) -> list[list[str]]:
+    """The parts of each combination value (what membership options match), in order."""
+    column = pl.Series("v", list(values), dtype=pl.Utf8).to_frame()
+    return column.select(parts_expr(facet, pl.col("v"))).to_series().to_list()
+
+
+def _split_chosen(facet: str, values: Iterable[str]) -> tuple[list[str], list[str]]:
+    """(combinations, parts) among a facet's chosen values."""
+    combos, parts = [], []
+    for v in values:
+        part = membership_part(facet, v)
+        (combos if part is None else parts).append(v if part is None else part)
+    return sorted(combos), sorted(parts)
 
 
 def _is(col: str, value: int) -> pl.Expr:
@@ -161,7 +254,14 @@ def facet_expr(facet: str, values: frozenset[str] | set[str]) -> pl.Expr:
         )
     if facet == "tag":
         return pl.col("_f_tag").list.set_intersection(pl.lit(chosen, dtype=pl.List(pl.Utf8))).list.len() > 0
-    return pl.col(f"_f_{facet}").is_in(chosen)
+    combos, parts = _split_chosen(facet, chosen)
+    expr = pl.col(f"_f_{facet}").is_in(combos)
+    if parts:
+        has = parts_expr(facet, pl.col(f"_f_{facet}")).list.set_intersection(
+            pl.lit(parts, dtype=pl.List(pl.Utf8))
+        )
+        expr = expr | (has.list.len() > 0)
+    return expr
 
 
 def search_expr(text: str) -> pl.Expr:
@@ -191,8 +291,10 @@ def apply(frame: pl.DataFrame, filters: Filters) -> pl.DataFrame:
 def facet_counts(frame: pl.DataFrame, filters: Filters) -> dict[str, list[tuple[str, int]]]:
     """For each facet, (value, live count) pairs: counts under every other filter, most frequent first.
 
-    A selected value is always listed (with 0 when nothing is left), so it can be unselected. The app
-    keeps a `FacetIndex` per load instead of calling this on every key.
+    A selected value is always listed (with 0 when nothing is left), so it can be unselected. The
+    membership options of a facet of `MEMBERSHIP_FACETS` are listed apart, under `membership_key(facet)`,
+    most frequent first like the rest. The app keeps a `FacetIndex` per load instead of calling this on
+    every key.
     """
     return FacetIndex(frame).counts(filters)
 
@@ -217,6 +319,19 @@ def _codes(series: pl.Series) -> tuple[np.ndarray, list[str]]:
         return np.zeros(0, dtype=np.int32), []
     new = pl.int_range(labels.len(), dtype=pl.Int32, eager=True)  # numpy input would import numpy.ma (~50 ms)
     return series.replace_strict(labels, new, return_dtype=pl.Int32).to_numpy(), labels.to_list()
+
+
+def _part_matrix(facet: str, labels: list[str]) -> tuple[dict[str, int], np.ndarray]:
+    """The parts found in a facet's values (→ column), and per value code whether it contains each.
+
+    One row per label plus a spare, as `_lookup` has, so that its result can be OR-ed with a column.
+    """
+    per_label = parts_of(facet, labels)
+    position = {p: i for i, p in enumerate(sorted({p for parts in per_label for p in parts}))}
+    contains = np.zeros((len(labels) + 1, len(position)), dtype=bool)
+    for row, parts in enumerate(per_label):
+        contains[row, [position[p] for p in parts]] = True
+    return position, contains
 
 
 def _lookup(labels: list[str], chosen: Iterable[str]) -> np.ndarray:
@@ -255,13 +370,17 @@ class FacetIndex:
         self.frame = frame
         self.height = frame.height
         if _shared is not None:  # same rows in the same order, only the tags changed
-            for name in ("_codes", "_labels", "_outcomes", "_index", "_examples", "_preds"):
+            for name in ("_codes", "_labels", "_parts", "_outcomes", "_index", "_examples", "_preds"):
                 setattr(self, name, getattr(_shared, name))
         else:
             self._codes: dict[str, np.ndarray] = {}
             self._labels: dict[str, list[str]] = {}
             for facet in _COLUMN_FACETS:
                 self._codes[facet], self._labels[facet] = _codes(frame.get_column(f"_f_{facet}"))
+            # per membership facet: its parts, and which of its values (codes) contains each part
+            self._parts: dict[str, tuple[dict[str, int], np.ndarray]] = {
+                facet: _part_matrix(facet, self._labels[facet]) for facet in MEMBERSHIP_FACETS
+            }
             self._outcomes = np.stack(
                 [frame.get_column(_outcome_column(n)).to_numpy() for n in OUTCOMES]
             ).astype(bool)
@@ -291,7 +410,15 @@ class FacetIndex:
         if facet == "tag":
             hit = _lookup(self._tag_labels, values)[self._tag_codes]
             return np.bincount(self._tag_rows[hit], minlength=self.height) > 0
-        return _lookup(self._labels[facet], values)[self._codes[facet]]
+        if facet not in self._parts:
+            return _lookup(self._labels[facet], values)[self._codes[facet]]
+        combos, parts = _split_chosen(facet, values)
+        hit = _lookup(self._labels[facet], combos)
+        position, contains = self._parts[facet]
+        columns = [position[p] for p in parts if p in position]
+        if columns:  # a value is chosen when it is, or when it contains a chosen part
+            hit = hit | contains[:, columns].any(axis=1)
+        return hit[self._codes[facet]]
 
     def _word(self, word: str) -> tuple[np.ndarray, np.ndarray]:
         """Which distinct example texts and predicted texts contain `word`."""
@@ -356,15 +483,26 @@ class FacetIndex:
             for other, m in masks.items():
                 if other != facet:
                     base = m if base is None else base & m
-            out[facet] = self._values(facet, base)
+            out[facet], per_value = self._values(facet, base)
+            chosen = filters.selected.get(facet, frozenset())
+            if facet in self._parts:
+                position, contains = self._parts[facet]
+                per_part = per_value @ contains[: len(per_value)]  # each row has one value: sums are exact
+                options = [(membership_label(facet, p), int(per_part[i])) for p, i in position.items()]
+                key = membership_key(facet)
+                out[key] = sorted(((v, n) for v, n in options if n), key=lambda p: (-p[1], p[0]))
+                listed = {v for v, _ in out[key]}
+                out[key] += [(v, 0) for v in sorted(chosen) if v not in listed and membership_part(facet, v)]
+                chosen = frozenset(v for v in chosen if membership_part(facet, v) is None)
             listed = {v for v, _ in out[facet]}
-            out[facet] += [(v, 0) for v in sorted(filters.selected.get(facet, ())) if v not in listed]
+            out[facet] += [(v, 0) for v in sorted(chosen) if v not in listed]
         return out
 
-    def _values(self, facet: str, base: np.ndarray | None) -> list[tuple[str, int]]:
+    def _values(self, facet: str, base: np.ndarray | None) -> tuple[list[tuple[str, int]], np.ndarray]:
+        """(value, count) pairs with rows, most first; and the count of every value by code."""
         if facet == "outcome":
             sums = self._outcomes.sum(axis=1) if base is None else self._outcomes[:, base].sum(axis=1)
-            return [(name, int(n)) for name, n in zip(OUTCOMES, sums, strict=True)]
+            return [(name, int(n)) for name, n in zip(OUTCOMES, sums, strict=True)], sums
         if facet == "tag":
             codes = self._tag_codes if base is None else self._tag_codes[base[self._tag_rows]]
             labels = self._tag_labels
@@ -373,7 +511,7 @@ class FacetIndex:
             labels = self._labels[facet]
         counts = np.bincount(codes, minlength=len(labels))
         pairs = [(labels[i], int(counts[i])) for i in np.flatnonzero(counts)]
-        return sorted(pairs, key=lambda p: (-p[1], p[0]))
+        return sorted(pairs, key=lambda p: (-p[1], p[0])), counts
 
     def sort_key(self, column: str, descending: bool = False) -> np.ndarray:
         """Per row an integer that orders rows as sorting by `column` does, nulls last either way."""

@@ -98,6 +98,9 @@ INDEX_FILTERS = [
     facets.Filters().toggled("tag", "join-missing"),
     facets.Filters().toggled("tag", facets.NONE_VALUE).toggled("outcome", "EX pass"),
     facets.Filters().with_examples(frozenset({0, 2, 3}), "three examples"),
+    facets.Filters().toggled("structural", "has W (where)"),
+    facets.Filters().toggled("structural", "has W (where)").toggled("structural", "S F"),
+    facets.Filters().toggled("reasoning", "needs subtraction").toggled("operators", "has J (join)"),
 ]
 
 
@@ -137,3 +140,113 @@ def test_index_after_a_tag_change(frame: pl.DataFrame) -> None:
     rows = index.retagged(retagged).rows(facets.Filters().toggled("tag", "new-tag"))
     assert rows.tolist() == [5]
     assert index.row_number(row["index"], row["model"]) == 5
+
+
+# --- membership options: "has J (join)", "needs subtraction" next to the combinations ----------------
+
+
+def _has(column: str, part: str) -> pl.Expr:
+    """Plain polars: the row's `column` (space-separated parts) contains `part` as a whole part."""
+    return pl.col(column).fill_null("").str.split(" ").list.contains(part)
+
+
+MEMBERSHIP_CHECKS = [
+    ("structural", "has W (where)", _has("structural", "W")),
+    ("structural", "has O (order by)", _has("structural", "O")),  # not the O of SO
+    ("structural", "has SO (set operator)", _has("structural", "SO")),
+    ("operators", "has J (join)", _has("operators", "J")),
+    ("operators", "has Ag (aggregate)", _has("operators", "Ag")),
+    ("reasoning", "needs subtraction", _has("reasoning", "subtraction")),
+    ("reasoning", "needs commonsense", _has("reasoning", "commonsense")),
+]
+
+
+@pytest.mark.parametrize(("facet", "option", "check"), MEMBERSHIP_CHECKS, ids=lambda x: str(x)[:24])
+def test_a_membership_option_selects_every_combination_containing_the_part(
+    frame: pl.DataFrame, facet: str, option: str, check: pl.Expr
+) -> None:
+    prepared = facets.prepare(frame)
+    want = frame.filter(check)
+    assert 0 < want.height < frame.height, "the sample must have rows with and without the part"
+    got = facets.apply(prepared, facets.Filters().toggled(facet, option))
+    assert got.select("index", "model").equals(want.select("index", "model"))
+    index = facets.FacetIndex(prepared)
+    rows = prepared.with_row_index("_row").filter(check).get_column("_row").to_list()
+    assert index.rows(facets.Filters().toggled(facet, option)).tolist() == rows
+    assert len(set(want.get_column(facet).to_list())) > 1, "the option stands for several combinations"
+    counts = dict(index.counts(facets.Filters())[facets.membership_key(facet)])
+    assert counts[option] == want.height
+
+
+def test_membership_and_combinations_in_one_facet_are_ored(frame: pl.DataFrame) -> None:
+    """Every option of a facet is OR-ed, a membership option like any other; facets are AND-ed."""
+    prepared = facets.prepare(frame)
+    model = frame.get_column("model")[0]
+    f = (
+        facets.Filters()
+        .toggled("operators", "has J (join)")
+        .toggled("operators", "Ag")
+        .toggled("structural", "has W (where)")
+        .toggled("structural", "has G (group by)")
+        .toggled("model", model)
+    )
+    want = frame.filter(
+        (_has("operators", "J") | (pl.col("operators") == "Ag"))
+        & (_has("structural", "W") | _has("structural", "G"))
+        & (pl.col("model") == model)
+    )
+    assert want.height > 0
+    assert facets.apply(prepared, f).height == want.height
+    assert len(facets.FacetIndex(prepared).rows(f)) == want.height
+    assert "operators=Ag|has J (join)" in f.describe()
+
+
+def test_membership_counts_are_live(frame: pl.DataFrame) -> None:
+    """A membership option's count is the rows choosing it alone would give under every other filter."""
+    prepared = facets.prepare(frame)
+    index = facets.FacetIndex(prepared)
+    f = (
+        facets.Filters()
+        .toggled("outcome", "EX fail")
+        .toggled("structural", "has W (where)")
+        .toggled("operators", "has Ag (aggregate)")
+        .with_search("name")
+    )
+    counts = index.counts(f)
+    assert counts == facets.facet_counts(prepared, f)
+    for facet in facets.MEMBERSHIP_FACETS:
+        listed = counts[facets.membership_key(facet)]
+        assert listed, facet
+        for option, n in listed:
+            chosen = facets.Filters(
+                {k: v for k, v in f.selected.items() if k != facet} | {facet: frozenset({option})}, f.search
+            )
+            assert n == facets.apply(prepared, chosen).height, (facet, option)
+        # the combination list keeps the combinations only, the chosen option listed with its own kind
+        assert not [v for v, _ in counts[facet] if facets.membership_part(facet, v) is not None]
+    assert ("has W (where)", dict(counts["structural:membership"])["has W (where)"]) in counts[
+        "structural:membership"
+    ]
+
+
+def test_membership_names_cover_every_code() -> None:
+    """Each structural letter and operator type the categories define has a readable option."""
+    from sqltriage.core.questions.reasoning import REASONING_NAMES, Reasoning, reasoning_label
+    from sqltriage.core.sql.categories import OPERATOR_TYPES, STRUCTURAL_LETTERS
+
+    for facet, codes in (("structural", STRUCTURAL_LETTERS), ("operators", OPERATOR_TYPES)):
+        for code in codes:
+            label = facets.membership_label(facet, code)
+            assert label.startswith(f"has {code} (") and label.endswith(")"), label
+            assert facets.membership_part(facet, label) == code
+    for name in REASONING_NAMES.values():
+        assert facets.membership_part("reasoning", f"needs {name}") == name
+    # the inferred form reasoning_label writes is read back into its parts, marked inferred
+    inferred = reasoning_label(Reasoning(("division", "subtraction"), True, False, None))
+    assert facets.parts_of("reasoning", [inferred, "addition commonsense", facets.NONE_VALUE]) == [
+        ["division (inferred)", "subtraction (inferred)"],
+        ["addition", "commonsense"],
+        [],
+    ]
+    assert facets.membership_label("reasoning", "division (inferred)") == "needs division (inferred)"
+    assert facets.membership_part("structural", "S F W") is None

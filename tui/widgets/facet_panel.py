@@ -5,7 +5,10 @@ or closes its section, on a value toggles it, on "more…" lists the section's r
 values are pinned on top of their section (and stay visible when it is closed). A filter text narrows
 every section to the values containing it. Facets and their order come from `core.facets.FACETS`, so a
 facet added there appears here unchanged; a facet with one value only (under the other filters) is left
-out until a value of it is chosen. The panel only reports; the screen owns filters and config.
+out until a value of it is chosen. The structural, operators and reasoning sections list their
+membership options ("has J (join)", "needs subtraction") above the combinations, all of them, except
+those holding every row of the section (they cannot narrow it). The panel only reports; the screen owns
+filters and config.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from sqltriage.core.reporting.facets import FACETS
+from sqltriage.core.reporting.facets import FACETS, membership_key
 
 _SEP = "\x1f"
 _MORE = "\x1emore"
@@ -162,14 +165,18 @@ class FacetPanel(OptionList):
         specs: list[tuple[str, tuple]] = []  # (option id, what its prompt shows)
         for facet, label in FACETS:
             values = self.counts.get(facet, [])
+            members = self.counts.get(membership_key(facet), [])
             chosen = self.selected.get(facet, frozenset())
             if not chosen and not can_narrow(facet, values):
                 continue  # a section whose one value holds every row only takes room
-            pinned = [(v, n) for v, n in values if v in chosen]
+            pinned = [(v, n) for v, n in (*members, *values) if v in chosen]
             rest = [(v, n) for v, n in values if v not in chosen]
             rest.sort(key=lambda p: p[1] == 0)  # values with rows first, order otherwise kept
+            rows = sum(n for _, n in values)  # each row has one combination: the section's rows
+            parts = [(v, n) for v, n in members if v not in chosen and 0 < n < rows]
             if needle:
                 rest = [(v, n) for v, n in rest if needle in v.lower()]
+                parts = [(v, n) for v, n in parts if needle in v.lower()]
                 is_open, limit = True, FILTER_CAP
             else:
                 is_open, limit = self.is_open(facet), TOP
@@ -179,6 +186,7 @@ class FacetPanel(OptionList):
             specs += [(f"{facet}{_SEP}{v}", ("v", v, n, True, width)) for v, n in pinned]
             if not is_open:
                 continue
+            specs += [(f"{facet}{_SEP}{v}", ("v", v, n, False, width)) for v, n in parts]
             every = facet in self.showing_all
             listed = rest if every else rest[:limit]
             specs += [(f"{facet}{_SEP}{v}", ("v", v, n, False, width)) for v, n in listed]
