@@ -15,7 +15,10 @@ EXPORT_WHERE_HELP = """\
 filters for --where (repeatable, all must hold):
   COLUMN=VALUE    equal            (ex=0, model=gpt4, hardness=extra, db_id=car_1)
   COLUMN!=VALUE   not equal
-  COLUMN~TEXT     contains         (structural~N, operators~Ag, question~how many)
+  COLUMN~TEXT     contains the text (question~how many; structural~O also matches SO)
+  COLUMN has PART the combination has the part, as the app's "has J (join)" options
+                  (structural has O, operators has J, reasoning has subtraction;
+                  inferred reasoning: 'reasoning has subtraction (inferred)')
   COLUMN>=NUMBER, COLUMN<=NUMBER, COLUMN>NUMBER, COLUMN<NUMBER   (pm>=0.9)
   tag=NAME        has the tag NAME
 """

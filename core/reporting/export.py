@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from sqltriage.core.errors import UsageError
+from sqltriage.core.reporting.facets import parts_expr
 from sqltriage.core.reporting.report import (
     AUTHORS_METRICS,
     EXEC_METRICS,
@@ -19,6 +20,15 @@ from sqltriage.core.reporting.report import (
 from sqltriage.core.workspace.store import Workspace
 
 _FILTER = re.compile(r"^\s*([A-Za-z_]+)\s*(!=|>=|<=|=|~|>|<)\s*(.*?)\s*$")
+_HAS = re.compile(r"^\s*([A-Za-z_]+)\s+has\s+(.+?)\s*$")
+# Columns holding a combination of parts, and the facet whose parts they are made of.
+PART_COLUMNS = {
+    "structural": "structural",
+    "operators": "operators",
+    "reasoning": "reasoning",
+    "pred_structural": "structural",
+    "pred_operators": "operators",
+}
 NUMERIC = {
     "index",
     *EXEC_METRICS,
@@ -31,12 +41,33 @@ NUMERIC = {
 
 
 def parse_filter(text: str, columns: Sequence[str]) -> pl.Expr:
-    """`ex=0`, `model=NAME`, `structural~N`, `pm>=0.9`, `tag=NAME`, … as a polars expression."""
+    """`ex=0`, `model=NAME`, `structural has W`, `pm>=0.9`, `tag=NAME`, … as a polars expression.
+
+    `COLUMN has PART` is the app's membership option ("has W (where)", "needs subtraction"): the
+    combination contains PART as a whole part, where `structural~O` is a text search that `S F SO`
+    passes too.
+    """
+    has = _HAS.match(text)
+    if has:
+        name, part = has.groups()
+        if name not in PART_COLUMNS:
+            raise UsageError(
+                f"`has` works on {', '.join(PART_COLUMNS)}, not {name!r}",
+                where=text,
+                hint="use ~ to search text",
+            )
+        if name not in columns:
+            raise UsageError(
+                f"unknown column {name!r} in filter {text!r}", hint=f"columns: {', '.join(columns)}"
+            )
+        parts = parts_expr(PART_COLUMNS[name], pl.col(name).cast(pl.Utf8).fill_null(""))
+        return parts.list.contains(part)
     m = _FILTER.match(text)
     if not m:
         raise UsageError(
             f"cannot read the filter {text!r}",
-            hint="write COLUMN=VALUE, COLUMN!=VALUE, COLUMN~TEXT or COLUMN>=NUMBER (see `sqltriage export --help`)",
+            hint="write COLUMN=VALUE, COLUMN!=VALUE, COLUMN~TEXT, COLUMN has PART or COLUMN>=NUMBER "
+            "(see `sqltriage export --help`)",
         )
     name, op, value = m.groups()
     if name == "tag":

@@ -250,3 +250,27 @@ def test_membership_names_cover_every_code() -> None:
     ]
     assert facets.membership_label("reasoning", "division (inferred)") == "needs division (inferred)"
     assert facets.membership_part("structural", "S F W") is None
+
+
+def test_export_where_has_is_the_membership_option(frame: pl.DataFrame) -> None:
+    """`--where "structural has O"` picks the rows the app's "has O (order by)" does; `~O` is text search."""
+    from sqltriage.core.errors import UsageError
+    from sqltriage.core.reporting.export import apply_filters
+
+    prepared = facets.prepare(frame)
+    for where, facet, option in (
+        ("structural has O", "structural", "has O (order by)"),
+        ("operators has J", "operators", "has J (join)"),
+        ("reasoning has subtraction", "reasoning", "needs subtraction"),
+    ):
+        got = apply_filters(frame, [where]).select("index", "model")
+        want = facets.apply(prepared, facets.Filters().toggled(facet, option)).select("index", "model")
+        assert got.equals(want) and got.height > 0, where
+    # `~` is a substring test: O is also in SO, so a set operation without ORDER BY passes it
+    contains = apply_filters(frame, ["structural~O"]).height
+    assert contains > apply_filters(frame, ["structural has O"]).height
+    assert apply_filters(frame, ["structural has W", "structural has G"]).height == (
+        frame.filter(_has("structural", "W") & _has("structural", "G")).height
+    )
+    with pytest.raises(UsageError, match="has"):
+        apply_filters(frame, ["question has J"])
