@@ -1,7 +1,9 @@
 """Terminal charts of the summary screen, built as rich renderables from `core.report` rows.
 
 Bars are drawn with block characters in the terminal's default colour, so they read the same on
-light and dark backgrounds; numbers are always printed next to them.
+light and dark backgrounds; numbers are always printed next to them. A chart's column per model is
+headed by the model's name cut in the middle (`names.short_labels`); the tables with a row per model
+(metrics, TS, error sources) show names whole.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import polars as pl
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+
+from sqltriage.tui.widgets.names import short_labels
 
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 METRICS = {"ex": "EX", "em": "EM", "pm": "PM"}
@@ -101,8 +105,9 @@ def facet_chart(
     )
     t.add_column(facet, no_wrap=True, max_width=22)
     t.add_column("n", justify="right")
+    labels = short_labels(models, width + 7)  # a column per model: its name cut in the middle to fit
     for m in models:
-        t.add_column(m, no_wrap=True, min_width=width + 7, max_width=width + 7)
+        t.add_column(labels[m], no_wrap=True, min_width=width + 7, max_width=width + 7)
     by_value: dict[str, dict[str, dict[str, Any]]] = {}
     for r in rows:
         by_value.setdefault(r["value"], {})[r["model"]] = r
@@ -152,8 +157,9 @@ def tag_chart(frame: pl.DataFrame, models: Sequence[str], width: int = 8) -> Ren
     t = Table(title="tags: rows per model", title_justify="left", expand=False)
     t.add_column("tag", no_wrap=True, max_width=40)
     t.add_column("total", justify="right")
+    labels = short_labels(models, width + 7)  # as the facet charts label their model columns
     for m in models:
-        t.add_column(m, no_wrap=True)
+        t.add_column(labels[m], no_wrap=True, max_width=width + 7)
     lookup = {(tag, m): n for tag, m, n in counts.iter_rows()}
     for tag, total in totals.iter_rows():
         cells = []

@@ -21,6 +21,8 @@ from textual.coordinate import Coordinate
 from textual_fastdatatable import DataTable
 from textual_fastdatatable.backend import DataTableBackend
 
+from sqltriage.tui.widgets.names import short_labels
+
 # (frame column, header, width)
 COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("index", "#", 5),
@@ -40,12 +42,19 @@ FITTED_CACHE = 20_000  # distinct (text, width) pairs kept; a screenful needs a 
 
 
 def display_arrow(frame: pl.DataFrame) -> pa.Table:
-    """The table's cells as text: outcomes as ✓/✗ (blank where not applicable), scores to 2 places."""
+    """The table's cells as text: outcomes as ✓/✗ (blank where not applicable), scores to 2 places.
+
+    Model names are cut in the middle to the column's width, one label per model of the frame, so that
+    models sharing a long prefix stay apart (`nl2sql…Llama-13B`).
+    """
     mark = {1: "✓", 0: "✗"}
     cols = []
-    for name, _, _ in COLUMNS:
+    for name, _, width in COLUMNS:
         col = pl.col(name)
-        if name in ("ex", "em"):
+        if name == "model":
+            models = frame.get_column("model").drop_nulls().unique().to_list()
+            expr = col.cast(pl.Utf8).replace(short_labels(models, width)).fill_null("")
+        elif name in ("ex", "em"):
             expr = col.replace_strict(mark, default="", return_dtype=pl.Utf8)
         elif name == "pm":
             expr = col.round(2).cast(pl.Utf8).fill_null("")

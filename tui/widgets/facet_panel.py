@@ -25,6 +25,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from sqltriage.core.reporting.facets import FACETS, membership_key
+from sqltriage.tui.widgets.names import MIN_WIDTH, short_labels
 
 _SEP = "\x1f"
 _MORE = "\x1emore"
@@ -93,6 +94,9 @@ class FacetPanel(OptionList):
         self.closed: set[str] = set(closed) - self.opened
         self.showing_all: set[str] = set()  # sections whose "more…" was chosen (this session)
         self.filter_text = ""
+        self.models: set[str] = set()  # every model listed so far: labels stay put while filtering
+        self._count_digits = 1  # the widest model count so far, for the same reason
+        self._model_labels: tuple[tuple[frozenset[str], int], dict[str, str]] | None = None
         self._width = 0
         self._shown: list[tuple] = []  # what each option's prompt shows, aligned with `options`
 
@@ -141,6 +145,9 @@ class FacetPanel(OptionList):
         """Redraw with new counts, keeping the highlighted value where it was."""
         self.counts = dict(counts)
         self.selected = dict(selected)
+        models = self.counts.get("model", [])
+        self.models.update(v for v, _ in models)
+        self._count_digits = max([self._count_digits, *(len(str(n)) for _, n in models)])
         keep = self.highlighted_option.id if self.highlighted_option is not None else None
         self._render_options(keep)
 
@@ -149,6 +156,14 @@ class FacetPanel(OptionList):
         if width != self._width and self.counts:
             keep = self.highlighted_option.id if self.highlighted_option is not None else None
             self._render_options(keep)
+
+    def model_labels(self, width: int) -> dict[str, str]:
+        """Every model's label in a value line of `width`: cut in the middle, told apart."""
+        room = max(width - 3 - self._count_digits, MIN_WIDTH)  # "○ " and " count" take the rest
+        key = (frozenset(self.models), room)
+        if self._model_labels is None or self._model_labels[0] != key:
+            self._model_labels = (key, short_labels(self.models, room))
+        return self._model_labels[1]
 
     def _line_width(self) -> int:
         self._width = self.scrollable_content_region.width
@@ -163,7 +178,9 @@ class FacetPanel(OptionList):
         width = self._line_width()
         needle = self.filter_text.strip().lower()
         specs: list[tuple[str, tuple]] = []  # (option id, what its prompt shows)
+        models = self.model_labels(width)
         for facet, label in FACETS:
+            shown = models if facet == "model" else {}
             values = self.counts.get(facet, [])
             members = self.counts.get(membership_key(facet), [])
             chosen = self.selected.get(facet, frozenset())
@@ -183,13 +200,13 @@ class FacetPanel(OptionList):
             specs.append(
                 (f"{facet}{_SEP}", ("h", label, len(values), len(chosen), is_open, len(rest), width))
             )
-            specs += [(f"{facet}{_SEP}{v}", ("v", v, n, True, width)) for v, n in pinned]
+            specs += [(f"{facet}{_SEP}{v}", ("v", shown.get(v, v), n, True, width)) for v, n in pinned]
             if not is_open:
                 continue
             specs += [(f"{facet}{_SEP}{v}", ("v", v, n, False, width)) for v, n in parts]
             every = facet in self.showing_all
             listed = rest if every else rest[:limit]
-            specs += [(f"{facet}{_SEP}{v}", ("v", v, n, False, width)) for v, n in listed]
+            specs += [(f"{facet}{_SEP}{v}", ("v", shown.get(v, v), n, False, width)) for v, n in listed]
             if len(rest) > limit:
                 if every:
                     specs.append((f"{facet}{_SEP}{_FEWER}", ("fewer",)))
