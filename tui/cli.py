@@ -192,7 +192,53 @@ def build_parser() -> argparse.ArgumentParser:
     _add_inputs(p)
     p.add_argument("--pipeline", metavar="NAME", help="spaCy pipeline for question features")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    _add_findings(sub)
     return parser
+
+
+def _add_findings(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """slices, compare, report: commands that read a workspace and never write it."""
+    metric = {"choices": ("ex", "ex_ts", "em"), "default": "ex", "help": "the verdict (default: ex)"}
+    p = sub.add_parser(
+        "slices", help="where a model fails: the facet-value conjunctions with the most errors (SliceLine)"
+    )
+    p.add_argument("--workspace", required=True, metavar="FILE", help="workspace file made by eval or open")
+    p.add_argument("--model", metavar="NAME", help="one model (default: every model, the model a facet)")
+    p.add_argument("--metric", **metric)  # type: ignore[arg-type]
+    p.add_argument(
+        "--max-predicates", type=int, default=3, metavar="N", help="predicates per slice (default 3)"
+    )
+    p.add_argument(
+        "--min-support",
+        type=int,
+        default=None,
+        metavar="N",
+        help="smallest slice, in rows (default: 1 %%, ≥ 10)",
+    )
+    p.add_argument("--top", type=int, default=10, metavar="K", help="slices to list (default 10)")
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.95,
+        help="weight of error rate against size in the score (default 0.95)",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    p = sub.add_parser("compare", help="is the difference between two models real: McNemar and bootstrap")
+    p.add_argument("a", metavar="A", help="a model of the workspace")
+    p.add_argument("b", metavar="B", help="another model of the workspace")
+    p.add_argument("--workspace", required=True, metavar="FILE", help="workspace file made by eval or open")
+    p.add_argument("--metric", **metric)  # type: ignore[arg-type]
+    p.add_argument("--rounds", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed (default 0)")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    p = sub.add_parser("report", help="a self-contained HTML report of a workspace, with the paper's figures")
+    p.add_argument("--workspace", required=True, metavar="FILE", help="workspace file made by eval or open")
+    p.add_argument("--out", required=True, metavar="FILE.html", help="the HTML file to write")
+    p.add_argument("--figures", metavar="DIR", help="also write each figure there as SVG and PDF")
+    p.add_argument("--metric", **metric)  # type: ignore[arg-type]
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed (default 0)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -81,30 +82,35 @@ HARDNESS_ORDER = ("easy", "medium", "hard", "extra")
 _PL_TYPES = {int: pl.Int64, float: pl.Float64, str: pl.Utf8}
 
 
-def load_frame(workspace: Workspace, models: Sequence[str] | None = None) -> pl.DataFrame:
+def load_frame(
+    workspace: Workspace, models: Sequence[str] | None = None, *, columns: Sequence[str] | None = None
+) -> pl.DataFrame:
     """One row per (example, model): results joined with their example, tags (joined by ', ') and note.
 
     Each table is read once and joined in polars: an example's text is fetched once, not once per
-    model, which is most of the cost of opening a workspace with many models.
+    model, which is most of the cost of opening a workspace with many models. `columns` reads only
+    those stored columns (plus the keys, `ex`, tags and note): a command that needs a few columns of
+    tens of thousands of rows skips the texts.
     """
     from sqltriage.core.reporting.views import ensure_views
 
     ensure_views(workspace)  # the `evaluations` view for the sqlite3 / sqlite-utils command line
-    ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx"]
-    res_cols = [c for c in RESULT_COLUMNS if c != "idx"]
+    keep = None if columns is None else {*columns, "model", "ex"}
+    ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx" and (keep is None or c in keep)]
+    res_cols = [c for c in RESULT_COLUMNS if c != "idx" and (keep is None or c in keep)]
     where, params = "", []
     if models:
         where = f" WHERE model IN ({', '.join('?' for _ in models)})"
         params = list(models)
     results = _read(
         workspace,
-        "SELECT idx, " + ", ".join(f"[{c}]" for c in res_cols) + " FROM results" + where,
+        "SELECT " + ", ".join(["idx", *(f"[{c}]" for c in res_cols)]) + " FROM results" + where,
         params,
         {"idx": pl.Int64} | {c: _PL_TYPES[RESULT_COLUMNS[c]] for c in res_cols},
     )
     examples = _read(
         workspace,
-        "SELECT idx, " + ", ".join(f"[{c}]" for c in ex_cols) + " FROM examples",
+        "SELECT " + ", ".join(["idx", *(f"[{c}]" for c in ex_cols)]) + " FROM examples",
         [],
         {"idx": pl.Int64} | {c: _PL_TYPES[EXAMPLE_COLUMNS[c]] for c in ex_cols},
     )
@@ -270,3 +276,11 @@ def full_report(frame: pl.DataFrame) -> dict[str, Any]:
         "breakdowns": {facet: breakdown(frame, facet) for facet in FACETS},
         "error_sources": error_sources(frame),
     }
+
+
+def workspace_frame(
+    path: Path, models: Sequence[str] | None = None, *, columns: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """The frame of an existing workspace file, for the commands that only read it (slices, compare, report)."""
+    with Workspace.open(path, create=False) as ws:
+        return load_frame(ws, models, columns=columns)
