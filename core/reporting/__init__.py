@@ -1,8 +1,10 @@
 """Reading evaluations for people: the frame, facets, reports and exports.
 
 Holds the evaluation frame and the metrics tables (report), the workspace's `evaluations` view (views),
-the facets and filters of the app (facets), and the exports (export, export_formats).
+the facets and filters of the app (facets), the exports (export, export_formats), the findings one
+publishes: the worst slices (slices, slice_features), whether a difference is real (significance),
+and the shareable HTML report with its figures (html_report, figures; matplotlib, extra `report`).
 
-May import: core.workspace, core.verdicts (review, gold audit reasons), core.model, core.errors. It
-reads what the pipeline stored; it never evaluates.
+May import: core.workspace, core.verdicts (review, gold audit reasons), core.sql (the report's diffs),
+core.model, core.errors. It reads what the pipeline stored; it never evaluates.
 """

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -51,14 +52,17 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return adjusted
 
 
+@lru_cache(maxsize=4)
 def resampling_counts(n: int, rounds: int = ROUNDS, seed: int = SEED) -> np.ndarray:
-    """rounds × n: how often each of n items is drawn in each bootstrap resample (seeded)."""
+    """rounds × n: how often each of n items is drawn in each bootstrap resample (seeded; read-only, shared)."""
     rng = np.random.default_rng(seed)
     if n == 0:
         return np.zeros((rounds, 0), dtype=np.float64)
     draws = rng.integers(0, n, size=(rounds, n))
     flat = (draws + (np.arange(rounds)[:, None] * n)).ravel()
-    return np.bincount(flat, minlength=rounds * n).reshape(rounds, n).astype(np.float64)
+    counts = np.bincount(flat, minlength=rounds * n).reshape(rounds, n).astype(np.float64)
+    counts.flags.writeable = False
+    return counts
 
 
 def percentile_interval(samples: np.ndarray, level: float = LEVEL) -> tuple[float, float] | None:

@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "suggest": {"sql", "verdicts"},
     "pipeline": {"sql", "datasets", "workspace", "verdicts", "questions", "suggest", "processes"},
     "triage": {"datasets", "workspace", "verdicts", "pipeline"},
-    "reporting": {"workspace", "verdicts"},
+    "reporting": {"workspace", "verdicts", "sql"},
     "api": {"datasets", "workspace", "verdicts", "pipeline", "reporting"},
 }
 MAX_LINES = 700
