@@ -129,7 +129,7 @@ def _heatmap(
 ) -> Figure:
     fig = _figure(max(5.0, 0.55 * len(cols) + 2.5), 0.35 * len(rows) + 2.2)
     ax = fig.add_subplot()
-    image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    image = _cells(ax, grid, "viridis", 0, 1)
     ax.set_xticks(range(len(cols)), [_label(c) for c in cols], rotation=60, ha="right")
     ax.set_yticks(range(len(rows)), list(rows))
     ax.set_title(title, loc="left")
@@ -141,6 +141,16 @@ def _heatmap(
                     ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=7, color=color)
     fig.colorbar(image, ax=ax, shrink=0.8)
     return fig
+
+
+def _cells(ax: Any, grid: np.ndarray, cmap: str, vmin: float, vmax: float) -> Any:
+    """A heatmap of vector cells (row 0 on top): sharp in a paper's PDF, and no raster image in the SVG."""
+    rows, cols = grid.shape
+    x, y = np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5
+    mesh = ax.pcolormesh(x, y, np.ma.masked_invalid(grid), cmap=cmap, vmin=vmin, vmax=vmax)
+    ax.set_xlim(-0.5, cols - 0.5)
+    ax.set_ylim(rows - 0.5, -0.5)
+    return mesh
 
 
 def axis_figure(frame: pl.DataFrame, axis: str, metric: str, models: Sequence[str]) -> Figure | None:
@@ -233,7 +243,7 @@ def pairwise_figure(pairs: Sequence[dict[str, Any]], models: Sequence[str]) -> F
             if p["significant"]:
                 marks += [(i, j), (j, i)]
     bound = max(0.05, float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 0.05)
-    image = ax.imshow(grid, cmap="RdBu", vmin=-bound, vmax=bound)
+    image = _cells(ax, grid, "RdBu", -bound, bound)
     if marks:
         ax.scatter([j for _, j in marks], [i for i, _ in marks], s=6, c="black", marker="o")
     labels = [_label(m) for m in models]

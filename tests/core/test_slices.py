@@ -28,7 +28,8 @@ def _rows(n: int = 3000, seed: int = 0) -> pl.DataFrame:
             "structural": structural,
             "operators": rng.choice(["", "Ag", "J C", "J Ag C"], n),
             "tags": [
-                [None, "gold SQL wrong", "Schema: wrong table, gold SQL wrong"][k] for k in rng.integers(0, 3, n)
+                [None, "gold SQL wrong", "Schema: wrong table, gold SQL wrong"][k]
+                for k in rng.integers(0, 3, n)
             ],
             "q_words": rng.integers(3, 40, n),
         }
@@ -122,7 +123,9 @@ def test_planted_slice_on_spider_dev(spider_dev: Path, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = _cli("export", "--workspace", str(ws), "--out", str(tmp_path / "gold.parquet"))
     assert out.returncode == 0, out.stderr
-    exported = pl.read_parquet(tmp_path / "gold.parquet").filter(pl.col("ex").is_not_null())  # databases present
+    exported = pl.read_parquet(tmp_path / "gold.parquet").filter(
+        pl.col("ex").is_not_null()
+    )  # databases present
     hard = exported.filter(pl.col("hardness") == "hard").group_by("db_id").len()
     db = hard.sort(["len", "db_id"], descending=[True, False]).get_column("db_id")[0]
     planted = set(
