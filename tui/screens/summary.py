@@ -1,7 +1,9 @@
-"""The summary screen: metrics by category as charts, the 2×2 model comparison, the dataset view.
+"""The summary screen: metrics by category as charts, the 2×2 model comparison, slices, the dataset view.
 
 The report is computed in a worker from the browse screen's frame (so it follows the EX mode and
-every tag saved so far); a comparison cell opens on the browse screen as a filter. The dataset
+every tag saved so far); a comparison cell opens on the browse screen as a filter, and so does a slice
+(enter on its row). The comparison says whether the difference is real (McNemar's exact test, bootstrap
+intervals) and each model's EX carries its interval in the metrics table. The dataset
 analysis is slow (spaCy over every question), so it runs in a worker once per dataset version and is
 kept in the workspace's meta table.
 """
@@ -21,9 +23,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Label, Select, Static, TabbedContent, TabPane
+from textual.widgets import Button, DataTable, Footer, Label, Select, Static, TabbedContent, TabPane
 
 from sqltriage.core.reporting import facets
+from sqltriage.core.reporting.slices import SliceSearch
 from sqltriage.tui.widgets.charts import METRICS, summary_renderable
 from sqltriage.tui.widgets.plain import plain_text
 
@@ -34,6 +37,18 @@ class ReportReady(Message):
     def __init__(self, renderables: dict[str, RenderableType]) -> None:
         super().__init__()
         self.renderables = renderables
+
+
+class CompareReady(Message):
+    def __init__(self, pair: tuple[str, str], doc: dict[str, Any] | None, error: str = "") -> None:
+        super().__init__()
+        self.pair, self.doc, self.error = pair, doc, error
+
+
+class SlicesReady(Message):
+    def __init__(self, model: str, search: SliceSearch | None, error: str = "") -> None:
+        super().__init__()
+        self.model, self.search, self.error = model, search, error
 
 
 class AnalysisReady(Message):
@@ -59,6 +74,7 @@ class SummaryScreen(Screen):
         Binding("1", "show_tab('metrics')", "Metrics tab", show=False, id="summary.tab_metrics"),
         Binding("2", "show_tab('compare')", "Compare tab", show=False, id="summary.tab_compare"),
         Binding("3", "show_tab('dataset')", "Dataset tab", show=False, id="summary.tab_dataset"),
+        Binding("4", "show_tab('slices')", "Slices tab", show=False, id="summary.tab_slices"),
     ]
 
     def __init__(self, frame: pl.DataFrame, models: list[str], *, ex_mode: str = "spider") -> None:
@@ -70,6 +86,10 @@ class SummaryScreen(Screen):
         self.renderables: dict[str, RenderableType] = {}
         self.cells: dict[str, frozenset[int]] = {}
         self.analysis_shown = False
+        self.comparison: dict[str, Any] | None = None
+        self.comparison_renderable: RenderableType | None = None
+        self.slices: SliceSearch | None = None
+        self.slices_model: str | None = None
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="summary-tabs", initial="sum-metrics"):
@@ -99,23 +119,36 @@ class SummaryScreen(Screen):
                     yield Button("", id="cell-only-b")
                     yield Button("", id="cell-neither")
                 yield Label("", id="compare-note")
+                with VerticalScroll(id="compare-stats-scroll"):
+                    yield Static("", id="compare-stats")
             with TabPane("Dataset", id="sum-dataset"), VerticalScroll():
                 yield Static(
                     Text("the dataset analysis runs when this tab opens", style="dim"), id="dataset-body"
                 )
+            with TabPane("Slices", id="sum-slices"):
+                with Horizontal(id="slices-pick"):
+                    yield Label("model ")
+                    yield Select(options, value=self.models[0], allow_blank=False, id="slices-model")
+                yield Label("", id="slices-title")
+                yield DataTable(id="slices-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
+        table = self.query_one("#slices-table", DataTable)
+        table.add_columns("#", "score", "rows", "errors", "error rate", "slice")
         self._report_worker()
         self._update_compare()
+        self._update_slices()
 
     # --- metrics ------------------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="summary")
     def _report_worker(self) -> None:
         from sqltriage.core.reporting.report import full_report
+        from sqltriage.core.reporting.significance import model_intervals
 
         report = full_report(self.frame)
+        report["intervals"] = model_intervals(self.frame, "ex")
         self.post_message(
             ReportReady({m: summary_renderable(report, self.frame, m, self.ex_mode) for m in METRICS})
         )
@@ -145,7 +178,8 @@ class SummaryScreen(Screen):
         b = self.query_one("#model-b", Select).value
         return str(a), str(b)
 
-    @on(Select.Changed)
+    @on(Select.Changed, "#model-a")
+    @on(Select.Changed, "#model-b")
     def _model_changed(self) -> None:
         self._update_compare()
 
@@ -166,6 +200,33 @@ class SummaryScreen(Screen):
         self.query_one("#compare-note", Label).update(
             f"{skipped:,} examples without an EX verdict for both models are left out" if skipped else ""
         )
+        self.comparison = None
+        self.query_one("#compare-stats", Static).update(Text("testing…" if a != b else "", style="dim"))
+        if a != b:
+            self._compare_worker(a, b)
+
+    @work(thread=True, exclusive=True, group="compare")
+    def _compare_worker(self, a: str, b: str) -> None:
+        from sqltriage.core.errors import SqlTriageError
+        from sqltriage.core.reporting.significance import compare
+
+        try:
+            self.post_message(CompareReady((a, b), compare(self.frame, a, b, "ex")))
+        except SqlTriageError as exc:
+            self.post_message(CompareReady((a, b), None, str(exc)))
+
+    def on_compare_ready(self, message: CompareReady) -> None:
+        if message.pair != self.pair:
+            return  # the choice changed meanwhile
+        self.comparison = message.doc
+        self.comparison_renderable = (
+            render_comparison(message.doc) if message.doc else Text(message.error, style="red")
+        )
+        self.query_one("#compare-stats", Static).update(self.comparison_renderable)
+
+    def comparison_text(self, width: int = 160) -> str:
+        """What the comparison's statistics say, as plain text."""
+        return plain_text(self.comparison_renderable, width)
 
     def cell_count(self, cell: str) -> int:
         return len(self.cells.get(cell, ()))
@@ -191,6 +252,77 @@ class SummaryScreen(Screen):
 
     def dismiss_to_browse(self) -> None:
         self.app.pop_screen()
+
+    # --- slices -------------------------------------------------------------------------------------
+
+    @on(Select.Changed, "#slices-model")
+    def _update_slices(self) -> None:
+        model = str(self.query_one("#slices-model", Select).value)
+        self.slices, self.slices_model = None, model
+        self.query_one("#slices-table", DataTable).clear()
+        self.query_one("#slices-title", Label).update(f"searching the slices of {model}…")
+        self._slices_worker(model)
+
+    @work(thread=True, exclusive=True, group="slices")
+    def _slices_worker(self, model: str) -> None:
+        from sqltriage.core.errors import SqlTriageError
+        from sqltriage.core.reporting.slices import find_slices
+
+        try:
+            self.post_message(SlicesReady(model, find_slices(self.frame, model=model, metric="ex")))
+        except SqlTriageError as exc:
+            self.post_message(SlicesReady(model, None, str(exc)))
+
+    def on_slices_ready(self, message: SlicesReady) -> None:
+        from sqltriage.core.reporting.slice_features import describe
+
+        if message.model != self.slices_model:
+            return
+        self.slices = message.search
+        title = self.query_one("#slices-title", Label)
+        table = self.query_one("#slices-table", DataTable)
+        table.clear()
+        search = message.search
+        if search is None:
+            title.update(message.error)
+            return
+        rate = search.overall_error_rate
+        title.update(
+            f"{message.model}: {search.rows:,} rows with an EX verdict, {search.errors:,} errors"
+            + (f" ({rate:.1%})" if rate is not None else "")
+            + f"; slices of at least {search.min_support} rows (SliceLine score; enter browses a slice)"
+        )
+        for i, s in enumerate(search.slices):
+            table.add_row(
+                str(i + 1),
+                f"{s.score:.3f}",
+                f"{s.size:,}",
+                f"{s.errors:,}",
+                f"{s.error_rate:.1%}",
+                describe(s.predicates),
+                key=str(i),
+            )
+
+    @on(DataTable.RowSelected, "#slices-table")
+    def _slice_chosen(self, event: DataTable.RowSelected) -> None:
+        self.open_slice(int(str(event.row_key.value)))
+
+    def open_slice(self, rank: int) -> None:
+        """Back to browse with the slice's rows (its model's rows of those examples) as the filter."""
+        from sqltriage.core.reporting.slice_features import describe, rows_of
+        from sqltriage.tui.screens.browse import BrowseScreen
+
+        if self.slices is None or self.slices_model is None or rank >= len(self.slices.slices):
+            return
+        model, chosen = self.slices_model, self.slices.slices[rank]
+        rows = self.frame.filter(self.frame.get_column("model") == model)
+        found = rows_of(rows, chosen.predicates)
+        examples = frozenset(rows.get_column("index").gather(found).to_list())
+        label = f"slice of {model}: {describe(chosen.predicates)} ({len(examples):,} rows)"
+        self.dismiss_to_browse()
+        screen = self.app.screen
+        if isinstance(screen, BrowseScreen):
+            screen.show_examples([model], examples, label)
 
     # --- dataset ------------------------------------------------------------------------------------
 
@@ -230,6 +362,45 @@ class SummaryScreen(Screen):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def render_comparison(doc: dict[str, Any]) -> RenderableType:
+    """McNemar's p, the intervals and the per-category differences of `significance.compare`."""
+    from rich.console import Group
+    from rich.table import Table
+
+    if not doc["n"]:
+        return Text("no example has an EX verdict for both models", style="dim")
+
+    def ci(c: list[float] | None, signed: bool = False) -> str:
+        if c is None:
+            return "—"
+        return f"[{c[0]:+.1%}, {c[1]:+.1%}]" if signed else f"[{c[0]:.1%}, {c[1]:.1%}]"
+
+    real = doc["mcnemar_p"] < 0.05
+    head = Text.assemble(
+        f"A {doc['accuracy_a']:.1%} {ci(doc['ci_a'])}   B {doc['accuracy_b']:.1%} {ci(doc['ci_b'])}   "
+        f"A − B {doc['delta']:+.1%} {ci(doc['ci_delta'], True)}\n",
+        f"McNemar's exact test on {doc['only_a'] + doc['only_b']:,} discordant examples: p = {doc['mcnemar_p']:.3g} → ",
+        ("a real difference" if real else "not distinguishable from noise", "bold green" if real else "bold"),
+        " at 5 % (95 % bootstrap intervals, seed 0)",
+    )
+    table = Table(
+        title="by category (p Holm-adjusted within each facet; bold: significant)", title_justify="left"
+    )
+    for col in ("facet", "value", "n", "A − B", "95% interval", "p (Holm)"):
+        table.add_column(col, justify="left" if col in ("facet", "value") else "right")
+    for r in doc["by_category"]:
+        table.add_row(
+            r["facet"],
+            r["value"],
+            f"{r['n']:,}",
+            f"{r['delta']:+.1%}",
+            ci(r["ci_delta"], True),
+            f"{r['p_holm']:.3g}",
+            style="bold" if r["significant"] else "",
+        )
+    return Group(head, Text(""), table)
 
 
 _CELL_BUTTONS = {

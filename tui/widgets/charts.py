@@ -54,8 +54,13 @@ def error_rate(row: dict[str, Any], metric: str) -> float | None:
 _COUNTS = ("official_differs", "reviewed")
 
 
-def model_table(models: Sequence[dict[str, Any]], ex_mode: str) -> Table:
-    """Metrics per model; `EX official` joins when the official evaluator scores some row differently."""
+def model_table(
+    models: Sequence[dict[str, Any]], ex_mode: str, intervals: dict[str, Any] | None = None
+) -> Table:
+    """Metrics per model; `EX official` joins when the official evaluator scores some row differently.
+
+    `intervals` (model → 95 % bootstrap interval of EX) adds a column beside EX.
+    """
     keys = ["va", "ex", "em", "pm", "sm", "om", "vm"]
     labels = {"va": "VA", "ex": "EX", "em": "EM", "pm": "PM", "sm": "SM", "om": "OM", "vm": "VM"}
     keys[2:2] = ["ex_reviewed", "reviewed"]  # raw and reviewed EX side by side, with the rows reviewed
@@ -66,10 +71,16 @@ def model_table(models: Sequence[dict[str, Any]], ex_mode: str) -> Table:
     t = Table(title=f"models (EX in {ex_mode} mode)", title_justify="left", expand=False)
     t.add_column("model", justify="left")
     t.add_column("n", justify="right")
+    if intervals is not None:
+        keys.insert(keys.index("ex") + 1, "ex_ci")
+        labels["ex_ci"] = "EX 95% CI"
     for k in keys:
         t.add_column(labels[k], justify="right")
     for m in models:
         cells = ["—" if m.get(k) is None else (f"{m[k]:,}" if k in _COUNTS else f"{m[k]:.3f}") for k in keys]
+        if intervals is not None:
+            ci = intervals.get(m["model"])
+            cells[keys.index("ex_ci")] = "—" if ci is None else f"{ci[0]:.3f}–{ci[1]:.3f}"
         t.add_row(m["model"], f"{m['n']:,}", *cells)
     return t
 
@@ -175,7 +186,7 @@ def summary_renderable(
 ) -> RenderableType:
     """The whole metrics tab for one metric: models, each facet's chart, error sources, tags."""
     models = [m["model"] for m in report["models"]]
-    parts: list[RenderableType] = [model_table(report["models"], ex_mode), Text("")]
+    parts: list[RenderableType] = [model_table(report["models"], ex_mode, report.get("intervals")), Text("")]
     if any(m.get("ex_ts_n") for m in report["models"]):
         parts += [ts_table(report["models"]), Text("")]
     for facet, rows in report["breakdowns"].items():
