@@ -143,9 +143,14 @@ def _heatmap(
     return fig
 
 
+VECTOR_CELLS = 600  # a larger heatmap is drawn as one inline image: a path per cell is slow and heavy
+
+
 def _cells(ax: Any, grid: np.ndarray, cmap: str, vmin: float, vmax: float) -> Any:
-    """A heatmap of vector cells (row 0 on top): sharp in a paper's PDF, and no raster image in the SVG."""
+    """A heatmap, row 0 on top: vector cells (sharp in a paper's PDF) up to VECTOR_CELLS, else an image."""
     rows, cols = grid.shape
+    if rows * cols > VECTOR_CELLS:
+        return ax.imshow(grid, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
     x, y = np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5
     mesh = ax.pcolormesh(x, y, np.ma.masked_invalid(grid), cmap=cmap, vmin=vmin, vmax=vmax)
     ax.set_xlim(-0.5, cols - 0.5)

@@ -299,19 +299,22 @@ def pairwise(
         diff = np.where(both, filled[:, first] - filled[:, second], 0.0)
         samples = _ratio(weights @ diff, weights @ both.astype(np.float64))
         intervals = percentile_intervals(samples)
+        x, y = filled[:, first], filled[:, second]
+        counts = both.sum(axis=0)
+        only_a = ((x == 1) & (y == 0) & both).sum(axis=0)
+        only_b = ((x == 0) & (y == 1) & both).sum(axis=0)
+        deltas = diff.sum(axis=0)
         for col, (i, j) in enumerate(batch):
-            x, y = filled[both[:, col], i], filled[both[:, col], j]
-            only_a, only_b = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
             rows.append(
                 {
                     "a": models[i],
                     "b": models[j],
-                    "n": int(both[:, col].sum()),
-                    "delta": float((x - y).mean()) if x.size else None,
+                    "n": int(counts[col]),
+                    "delta": float(deltas[col] / counts[col]) if counts[col] else None,
                     "ci_delta": _interval_dict(intervals[col]),
-                    "only_a": only_a,
-                    "only_b": only_b,
-                    "mcnemar_p": mcnemar_exact(only_a, only_b),
+                    "only_a": int(only_a[col]),
+                    "only_b": int(only_b[col]),
+                    "mcnemar_p": mcnemar_exact(int(only_a[col]), int(only_b[col])),
                 }
             )
     for row, adjusted in zip(rows, holm([r["mcnemar_p"] for r in rows]), strict=True):

@@ -34,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import suggest_bench
 
         return suggest_bench.main(argv[1:])
+    if argv[:1] == ["findings"]:  # slices, compare and report on the 42-system workspace
+        from tests.bench import findings_bench
+
+        return findings_bench.main(argv[1:])
     if argv[:1] == ["cluster"]:  # the Dask engine's overhead against the local pool
         from tests.bench import cluster_bench
 
