@@ -21,15 +21,20 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from sqltriage.core.verdicts.execution import file_digest
+from sqltriage.core.verdicts.testsuite.coverage import coverage
 from sqltriage.core.verdicts.testsuite.distil import distil
 from sqltriage.core.verdicts.testsuite.generate import build_database
 from sqltriage.core.verdicts.testsuite.literals import gold_literals
+from sqltriage.core.verdicts.testsuite.mine import gold_shapes, mine
+from sqltriage.core.verdicts.testsuite.plant import GoldPlan
 from sqltriage.core.verdicts.testsuite.schema import read_db
 
-GENERATOR_VERSION = 1  # bump when generation changes: cached sets are then rebuilt under a new name
+GENERATOR_VERSION = 2  # bump when generation changes: cached sets are then rebuilt under a new name
+# 2: mined constraints (domains, ranges, never NULL, unique in practice, gold join links) and planted rows
 DEFAULT_K = 10
 DEFAULT_SEED = 0
 POOL_FACTOR = 3  # candidates generated per neighbour kept, when distilling
+UNPLANTED_EVERY = 3  # every third candidate is random only (no planted rows): chance finds what plans miss
 MANIFEST = "manifest.json"
 
 ForeignKeys = Iterable[tuple[tuple[str, str], tuple[str, str]]]
@@ -168,14 +173,19 @@ def _build(
     if not info.tables:
         raise NeighbourError(f"{db_path} has no tables to generate")
     golds = sorted(set(gold_sqls))
-    literals = gold_literals(golds)
+    columns = {c.name.lower() for t in info.tables for c in t.columns}
+    literals = gold_literals(golds, columns)
+    shapes = gold_shapes(info, golds)
+    mined = mine(info, literals, [s for found, _ in shapes.values() for s in found])
+    plans = [GoldPlan(sql, found, reason) for sql, (found, reason) in shapes.items()]
     n_candidates = k * POOL_FACTOR if distilled and golds else k
     candidates: list[Path] = []
     problems: list[str] = []
     for i in range(n_candidates):
         rng = random.Random(f"{digest}:{seed}:{i}")
         path = out / f"candidate{i:03d}.sqlite"
-        for p in build_database(info, literals, rng, path):
+        planted = plans if i % UNPLANTED_EVERY != UNPLANTED_EVERY - 1 else None
+        for p in build_database(info, literals, rng, path, mined, planted):
             if p not in problems:
                 problems.append(p)
         candidates.append(path)
@@ -184,6 +194,8 @@ def _build(
         order, chosen, n_mutants, covered = result.order, result.chosen, result.mutants, result.covered
     else:
         order, chosen, n_mutants, covered = list(range(len(candidates))), 0, 0, 0
+    kept = [candidates[i] for i in order[:k]]
+    cover = coverage(db_path, kept, plans, [candidates[i] for i in order[k:]])
     names = []
     for rank, i in enumerate(order[:k], start=1):
         target = out / f"n{rank:02d}.sqlite"
@@ -205,6 +217,16 @@ def _build(
         "mutants_covered": covered,
         "neighbours": names,
         "problems": problems,
+        "coverage": cover,
+        "mined": {
+            "links": [[*lk.child, *lk.parent, lk.inclusion] for lk in mined.links],
+            "categorical": sorted(f"{t}.{c}" for (t, c), r in mined.rules.items() if r.domain is not None),
+            "ranges": {
+                f"{t}.{c}": [r.low, r.high] for (t, c), r in sorted(mined.rules.items()) if r.low is not None
+            },
+            "never_null": sorted(f"{t}.{c}" for (t, c), r in mined.rules.items() if r.never_null),
+            "unique": sorted(f"{t}.{c}" for (t, c), r in mined.rules.items() if r.unique),
+        },
         "build_seconds": round(time.perf_counter() - started, 3),
     }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2))

@@ -1,8 +1,11 @@
-"""One random neighbour database: the original's schema, filled with generated rows.
+"""One neighbour database: the original's schema, filled with generated rows, then planted ones.
 
 Tables are filled in foreign-key order (parents first) so that a foreign-key column draws from the
-values its parent table actually holds; primary keys and UNIQUE columns stay unique; row counts go from
-a handful to a couple of thousand per table. The original file is only ever read (see `schema.read_db`).
+values its parent table actually holds — and so does a column the golds join on without a declared key
+(a mined link); primary keys, UNIQUE columns and columns unique in practice stay unique; every value
+respects its column's mined rule; row counts go from a handful to a couple of thousand per table. Then
+the planter adds the rows on which the golds return something (see `plant.py`). The original file is
+only ever read (see `schema.read_db`).
 """
 
 from __future__ import annotations
@@ -13,17 +16,24 @@ import sqlite3
 from pathlib import Path
 
 from sqltriage.core.verdicts.testsuite.literals import ANY_COLUMN, GoldLiterals
+from sqltriage.core.verdicts.testsuite.mine import Mined
+from sqltriage.core.verdicts.testsuite.plant import GoldPlan, Planter
 from sqltriage.core.verdicts.testsuite.schema import DbInfo, TableInfo, _q
 from sqltriage.core.verdicts.testsuite.values import ColumnValues, kind_of
 
 MIN_ROWS = 3
 MAX_ROWS = 2_000
 UNIQUE_TRIES = 12  # draws before a key column falls back to a value built to be new
+PLANT_SHARE = 0.85  # of the golds, planted in a planted neighbour (the rest stay as chance makes them)
+LINK_SHARE = 0.75  # a column linked to another by a gold join (no inclusion seen) draws from it this often
 
 
-def fill_order(db: DbInfo) -> list[TableInfo]:
+def fill_order(db: DbInfo, mined: Mined | None = None) -> list[TableInfo]:
     """Parents before children (declared order breaks ties; a cycle is cut where it closes)."""
     by_name = {t.name.lower(): t for t in db.tables}
+    links: dict[str, list[str]] = {}
+    for link in mined.links if mined is not None else []:
+        links.setdefault(link.child[0].lower(), []).append(link.parent[0])
     done: list[TableInfo] = []
     seen: set[str] = set()
     visiting: set[str] = set()
@@ -33,7 +43,7 @@ def fill_order(db: DbInfo) -> list[TableInfo]:
         if key in seen or key in visiting:
             return
         visiting.add(key)
-        for _col, parent, _pcol in t.foreign_keys:
+        for parent in [p for _c, p, _pc in t.foreign_keys] + links.get(key, []):
             p = by_name.get(parent.lower())
             if p is not None and p is not t:
                 visit(p)
@@ -55,8 +65,16 @@ def row_count(table: TableInfo, rng: random.Random, n_tables: int) -> int:
     return round(math.exp(rng.uniform(math.log(MIN_ROWS), math.log(high))))
 
 
-def build_database(db: DbInfo, literals: GoldLiterals, rng: random.Random, out: Path) -> list[str]:
-    """Write one neighbour to `out` (a new file); return what could not be reproduced."""
+def build_database(
+    db: DbInfo,
+    literals: GoldLiterals,
+    rng: random.Random,
+    out: Path,
+    mined: Mined | None = None,
+    plans: list[GoldPlan] | None = None,
+) -> list[str]:
+    """Write one neighbour to `out` (a new file), planting the `plans`; return what could not be reproduced."""
+    mined = mined if mined is not None else Mined()
     problems = list(db.skipped)
     conn = sqlite3.connect(out, isolation_level=None)
     try:
@@ -79,9 +97,15 @@ def build_database(db: DbInfo, literals: GoldLiterals, rng: random.Random, out: 
                     problems.append(f"index not reproduced ({exc})")
         keep = {t.name.lower() for t in created}
         filled: dict[tuple[str, str], list] = {}  # (table, column) lower → values stored
-        order = [t for t in fill_order(db) if t.name.lower() in keep]
+        order = [t for t in fill_order(db, mined) if t.name.lower() in keep]
+        gens: dict[tuple[str, str], ColumnValues] = {}
         for t in order:
-            _fill_table(conn, t, literals, rng, filled, len(order))
+            gens.update(_fill_table(conn, t, literals, rng, filled, len(order), mined))
+        if plans:
+            planter = Planter(conn, db, mined, gens, order, rng)
+            for plan in plans:
+                if rng.random() < PLANT_SHARE:
+                    planter.plant(plan)
         for sql in views:
             try:
                 conn.execute(sql)
@@ -100,16 +124,26 @@ def _fill_table(
     rng: random.Random,
     filled: dict[tuple[str, str], list],
     n_tables: int,
-) -> None:
+    mined: Mined,
+) -> dict[tuple[str, str], ColumnValues]:
     n = row_count(table, rng, n_tables)
     parents = {c.lower(): (p.lower(), pc.lower()) for c, p, pc in table.foreign_keys}
+    loose_links: set[str] = set()
+    for link in mined.links:
+        col = link.child[1].lower()
+        if link.child[0].lower() == table.name.lower() and col not in parents:
+            parents[col] = (link.parent[0].lower(), link.parent[1].lower())
+            if not link.inclusion:
+                loose_links.add(col)
     gens: list[ColumnValues] = []
     for c in table.columns:
         lits = literals.by_column.get(c.name.lower(), [])
         loose = [v for v in literals.by_column.get(ANY_COLUMN, []) if _fits(v, kind_of(c))]
         pats = literals.patterns.get(c.name.lower(), [])
-        gens.append(ColumnValues(c, lits + loose[:5], pats, rng))
-    unique_cols = [i for i, c in enumerate(table.columns) if c.unique]
+        gens.append(ColumnValues(c, lits + loose[:5], pats, rng, mined.rule(table.name, c.name)))
+    unique_cols = [
+        i for i, (c, g) in enumerate(zip(table.columns, gens, strict=True)) if c.unique or g.unique
+    ]
     groups = [tuple(i for i, c in enumerate(table.columns) if c.name in g) for g in table.unique_groups]
     used_single: dict[int, set] = {i: set() for i in unique_cols}
     used_group: list[set] = [set() for _ in groups]
@@ -123,11 +157,13 @@ def _fill_table(
             for i, (c, g) in enumerate(zip(table.columns, gens, strict=True)):
                 parent = parents.get(c.name.lower())
                 pool = filled.get(parent) if parent is not None else None
+                if pool is not None and c.name.lower() in loose_links and rng.random() >= LINK_SHARE:
+                    pool = None  # a link no key declares: now and then a value of the column's own
                 if pool is not None:
-                    if g.null_share and rng.random() < g.null_share / 3:
+                    if g.nullable and g.null_share and rng.random() < g.null_share / 3:
                         row.append(None)
                     elif not pool:
-                        row.append(None if not (c.not_null or c.pk) else g.fresh())
+                        row.append(g.fresh() if c.not_null or c.pk or not g.nullable else None)
                     else:
                         pick = int(len(pool) * rng.random() ** 2.5) if skew[c.name.lower()] else None
                         row.append(pool[pick] if pick is not None else rng.choice(pool))
@@ -176,6 +212,7 @@ def _fill_table(
         stored = conn.execute(f"SELECT {cols} FROM {_q(table.name)}").fetchall()
         for i, c in enumerate(table.columns):
             filled[(table.name.lower(), c.name.lower())] = [r[i] for r in stored if r[i] is not None]
+    return {(table.name.lower(), c.name.lower()): g for c, g in zip(table.columns, gens, strict=True)}
 
 
 def _fits(value: object, kind: str) -> bool:

@@ -49,13 +49,27 @@ def literal_value(node: object) -> object:
             return None
 
 
-def gold_literals(gold_sqls: Iterable[str]) -> GoldLiterals:
-    """Every comparison `column OP literal` (also IN, BETWEEN, LIKE) of the gold queries, by column name."""
+def gold_literals(gold_sqls: Iterable[str], column_names: Iterable[str] = ()) -> GoldLiterals:
+    """Every comparison `column OP literal` (also IN, BETWEEN, LIKE) of the gold queries, by column name.
+
+    With the schema's `column_names`, a "double-quoted" word that names no column counts as the string
+    SQLite reads it as.
+    """
     import sqlglot
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
 
     out = GoldLiterals()
+    names = {n.lower() for n in column_names}
+
+    def value_of(node: object) -> object:
+        value = literal_value(node)
+        if value is None and names and isinstance(node, exp.Column) and not node.table:
+            ident = node.this
+            if isinstance(ident, exp.Identifier) and ident.quoted and ident.this.lower() not in names:
+                return ident.this
+        return value
+
     for sql in gold_sqls:
         try:
             tree = sqlglot.parse_one(sql, read="sqlite")
@@ -65,22 +79,22 @@ def gold_literals(gold_sqls: Iterable[str]) -> GoldLiterals:
             continue
         for node in tree.walk():
             if isinstance(node, exp.Like | exp.ILike):
-                col, pat = node.this, node.expression
-                if isinstance(pat, exp.Literal) and pat.is_string:
-                    out.add_pattern(_column_key(col), pat.this)
+                col, pat = node.this, value_of(node.expression)
+                if isinstance(pat, str):
+                    out.add_pattern(_column_key(col), pat)
             elif isinstance(node, exp.EQ | exp.NEQ | exp.GT | exp.GTE | exp.LT | exp.LTE):
                 for col, lit in ((node.this, node.expression), (node.expression, node.this)):
-                    value = literal_value(lit)
+                    value = value_of(lit)
                     if value is not None:
                         out.add(_column_key(col), value)
             elif isinstance(node, exp.In):
                 for item in node.expressions:
-                    value = literal_value(item)
+                    value = value_of(item)
                     if value is not None:
                         out.add(_column_key(node.this), value)
             elif isinstance(node, exp.Between):
                 for bound in (node.args.get("low"), node.args.get("high")):
-                    value = literal_value(bound)
+                    value = value_of(bound)
                     if value is not None:
                         out.add(_column_key(node.this), value)
     return out

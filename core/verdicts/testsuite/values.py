@@ -3,7 +3,8 @@
 Seeded with the column's real values and the gold literals compared with it, then perturbed (integers
 ±1/±2, reals by small steps, strings with prefixes, suffixes, truncation, case), sometimes drawn from the
 type's whole range; a share of NULLs where allowed, and sometimes only a few distinct values so that
-duplicates and ties appear. Every choice comes from the `random.Random` passed in: same seed, same values.
+duplicates and ties appear. A column's mined rule (`mine.ColumnRule`) bounds all of it: a categorical
+column draws only from its domain, a numeric one stays in its range, a never-NULL one gets no NULL. Every choice comes from the `random.Random` passed in: same seed, same values.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
+from sqltriage.core.verdicts.testsuite.mine import ColumnRule
 from sqltriage.core.verdicts.testsuite.schema import ColumnInfo
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(.*)$")
@@ -71,16 +73,22 @@ class ColumnValues:
         literals: Sequence[object],
         patterns: Sequence[str],
         rng: random.Random,
+        rule: ColumnRule | None = None,
     ) -> None:
         self.rng = rng
+        self.rule = rule = rule or ColumnRule()
+        self.domain = rule.domain
         self.kind, real, has_nulls = profile_of(column)
         if len(real) > MAX_POOL:
             real = sorted(rng.sample(real, MAX_POOL), key=_sort_key)
         self.real = real
         self._texts: list[str] | None = None
         self.literals = list(literals) + [self._from_pattern(p) for p in patterns]
+        if self.domain is not None:
+            self.literals = [v for v in self.literals if v in self.domain]
         self.both = self.real + self.literals
-        nullable = not column.not_null and not column.pk
+        self.unique = column.unique or rule.unique
+        self.nullable = nullable = not column.not_null and not column.pk and not rule.never_null
         self.null_share = 0.0
         if nullable and rng.random() < (0.7 if has_nulls else 0.35):
             self.null_share = rng.uniform(0.03, 0.3)
@@ -90,7 +98,7 @@ class ColumnValues:
         texts = [v for v in real if isinstance(v, str)]
         self.text_len = max(3, round(sum(map(len, texts)) / len(texts))) if texts else 8
         self.few: list | None = None
-        if not column.unique and rng.random() < 0.3:
+        if not self.unique and rng.random() < 0.3:
             base = self.both
             if base:
                 self.few = [self.rng.choice(base) for _ in range(rng.randint(1, 4))]
@@ -108,6 +116,24 @@ class ColumnValues:
 
     def fresh(self) -> object:
         """A value from the mixture: gold literal, real value, perturbed value, or random of the type."""
+        if self.domain is not None:
+            if self.literals and self.rng.random() < 0.25:
+                return self.rng.choice(self.literals)
+            return self.rng.choice(self.domain)
+        return self.fit(self._mixture())
+
+    def fit(self, value: object) -> object:
+        """`value` moved into the mined range (to its nearest end) where it lies outside."""
+        low, high = self.rule.low, self.rule.high
+        if low is None or high is None or not isinstance(value, int | float) or isinstance(value, bool):
+            return value
+        if value < low:
+            return low
+        if value > high:
+            return high
+        return value
+
+    def _mixture(self) -> object:
         rng = self.rng
         r = rng.random()
         if self.literals and r < 0.25:
@@ -122,6 +148,13 @@ class ColumnValues:
 
     def random_of_type(self) -> object:
         rng = self.rng
+        if self.domain is not None:
+            return rng.choice(self.domain)
+        if self.rule.low is not None and self.kind in ("int", "real"):
+            low, high = self.rule.low, self.rule.high
+            if self.kind == "int":
+                return rng.randint(int(low), int(high))  # type: ignore[arg-type]
+            return round(rng.uniform(low, high), 2)  # type: ignore[arg-type]
         if self.kind == "int":
             lo, hi = int(self.low), int(self.high)
             pad = max(2, (hi - lo) // 5)
@@ -134,6 +167,13 @@ class ColumnValues:
         return "".join(rng.choice(string.ascii_letters + " ") for _ in range(n)).strip() or "x"
 
     def perturb(self, value: object) -> object:
+        """A value near `value`: within the domain or range where the column has one."""
+        if self.domain is not None:
+            others = [v for v in self.domain if v != value]
+            return self.rng.choice(others) if others else value
+        return self.fit(self._perturb(value))
+
+    def _perturb(self, value: object) -> object:
         rng = self.rng
         if isinstance(value, bool):
             return not value
@@ -148,7 +188,7 @@ class ColumnValues:
             return value
         if _NUMERIC_TEXT.match(value):
             number = float(value) if "." in value else int(value)
-            moved = self.perturb(number)
+            moved = self._perturb(number)
             return str(moved)
         m = _DATE.match(value)
         if m:
