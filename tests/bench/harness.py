@@ -44,10 +44,11 @@ class Figure:
     name: str
     unit: str  # "s", "ms" or "MB"
     samples: list[float] = field(default_factory=list)
-    target: float | None = None  # the figure must be <= target
+    target: float | None = None  # the figure must be <= target (>= where higher_is_better)
     target_text: str = ""
     note: str = ""
     stat: str = "median"  # which statistic is held to the target: median | p95 | max
+    higher_is_better: bool = False
 
     def value(self) -> float | None:
         if not self.samples:
@@ -62,6 +63,8 @@ class Figure:
         v = self.value()
         if self.target is None or v is None:
             return ""
+        if self.higher_is_better:
+            return "met" if v >= self.target else "MISSED"
         return "met" if v <= self.target else "MISSED"
 
 

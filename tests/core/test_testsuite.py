@@ -251,6 +251,7 @@ def test_cli_builds_neighbours_and_eval_exports_ex_ts(tmp_path: Path, monkeypatc
     (entry,) = built["databases"]
     folder = Path(entry["folder"])
     assert entry["neighbours"] == 3 and folder.parent == out
+    assert built["coverage"] == {"golds": 2, "can_return_rows": 2, "covered": 2, "share": 1.0}
     preds = [a for name in PREDS for a in ("--pred", f"{name}={tmp_path / (name + '.sql')}")]
     ws = tmp_path / "w.db"
     args = ["eval", *data, *preds, "--workspace", str(ws), "--neighbours", "3", "--neighbour-cache", str(out)]

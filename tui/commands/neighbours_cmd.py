@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
                     covered=manifest["mutants_covered"],
                     build_seconds=manifest["build_seconds"],
                     problems=manifest["problems"],
+                    coverage=manifest["coverage"],
                 )
             except NeighbourError as exc:
                 row.update(error=str(exc))
@@ -65,18 +66,31 @@ def run(args: argparse.Namespace) -> int:
             bar.advance(task)
     for db_id in dataset.missing_dbs:
         rows.append({"db_id": db_id, "error": "the database is missing"})
+    built = [r["coverage"] for r in rows if "coverage" in r]
+    can, covered = sum(c["can_return_rows"] for c in built), sum(c["covered"] for c in built)
+    summary = {"golds": sum(c["golds"] for c in built), "can_return_rows": can, "covered": covered}
+    summary["share"] = round(covered / can, 4) if can else 1.0
     if args.json:
-        json.dump({"k": k, "seed": seed, "databases": rows}, sys.stdout, indent=2)
+        out = {"k": k, "seed": seed, "coverage": summary, "databases": rows}
+        json.dump(out, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     t = Table(title=f"Neighbour databases (K={k}, seed={seed})", title_justify="left")
-    for col in ("database", "mutants covered", "build s", "folder or problem"):
-        t.add_column(col, justify="right" if col in ("mutants covered", "build s") else "left")
+    for col in ("database", "mutants covered", "golds covered", "build s", "folder or problem"):
+        t.add_column(col, justify="left" if col in ("database", "folder or problem") else "right")
     for r in rows:
         if "error" in r:
-            t.add_row(r["db_id"], "", "", f"[red]{r['error']}[/]")
+            t.add_row(r["db_id"], "", "", "", f"[red]{r['error']}[/]")
         else:
-            note = r["folder"] + ("".join(f"\n  {p}" for p in r["problems"]))
-            t.add_row(r["db_id"], f"{r['covered']}/{r['mutants']}", f"{r['build_seconds']:.1f}", note)
-    make_console().print(t)
+            cov = r["coverage"]
+            note = r["folder"] + "".join(f"\n  {p}" for p in r["problems"])
+            note += "".join(f"\n  not covered ({u['reason']}): {u['sql']}" for u in cov["uncovered"])
+            golds = f"{cov['covered']}/{cov['can_return_rows']}"
+            t.add_row(r["db_id"], f"{r['covered']}/{r['mutants']}", golds, f"{r['build_seconds']:.1f}", note)
+    console = make_console()
+    console.print(t)
+    console.print(
+        f"golds with a non-empty, non-trivial result on some neighbour: {covered} of the {can} that can "
+        f"return rows ({summary['share']:.1%}); the rest are listed with their reason"
+    )
     return 0

@@ -211,12 +211,13 @@ class Planter:
                 pool += gen.domain if gen.domain is not None else gen.both
         constants = _constants(conds, self._gen(refs[0]), rng)
         candidates = [v for v in dict.fromkeys(pool + constants) if v is not None and _accepts(v, conds)]
-        candidates = [
-            v
-            for v in candidates
-            if all(self._kind_fits(r, v) for r in refs)
-            and (all(self._admits(r, v) for r in refs) or v in constants)
+        candidates = [v for v in candidates if all(self._kind_fits(r, v) for r in refs)]
+        admitted = [v for v in candidates if all(self._admits(r, v) for r in refs)]
+        # the gold's own constants may go where the original's values do not (mine.py widens to them)
+        literal = [
+            v for c in conds if c.op in (EQ, IN, CMP) for v in (c.values[1:] if c.op == CMP else c.values)
         ]
+        candidates = admitted or [v for v in candidates if v in literal]
         unique_refs = [r for r in refs if self._unique_ref(r)]
         if unique_refs:
             free = [v for v in candidates if not any(v in self._set(r) for r in unique_refs)]

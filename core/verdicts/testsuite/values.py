@@ -86,6 +86,7 @@ class ColumnValues:
         self.literals = list(literals) + [self._from_pattern(p) for p in patterns]
         if self.domain is not None:
             self.literals = [v for v in self.literals if v in self.domain]
+        self.literals = list(dict.fromkeys(self.fit(v) for v in self.literals))  # other columns' too
         self.both = self.real + self.literals
         self.unique = column.unique or rule.unique
         self.nullable = nullable = not column.not_null and not column.pk and not rule.never_null
@@ -125,11 +126,16 @@ class ColumnValues:
     def fit(self, value: object) -> object:
         """`value` moved into the mined range (to its nearest end) where it lies outside."""
         low, high = self.rule.low, self.rule.high
-        if low is None or high is None or not isinstance(value, int | float) or isinstance(value, bool):
+        if low is None or high is None or isinstance(value, bool):
             return value
-        if value < low:
+        number = value
+        if isinstance(value, str) and _NUMERIC_TEXT.match(value):  # SQLite stores it as a number
+            number = float(value)
+        if not isinstance(number, int | float):
+            return value
+        if number < low:
             return low
-        if value > high:
+        if number > high:
             return high
         return value
 
