@@ -242,6 +242,9 @@ def _add_findings(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from sqltriage.core.processes import parent_from_environment
+
+    parent_from_environment()  # a session of `sqltriage serve` ends with the server
     parser = build_parser()
     args = parser.parse_args(argv)
     command = args.command or "open"

@@ -84,9 +84,13 @@ class RunSetup:
 
 
 def dask_setup(worker: Any) -> None:
-    """Dask's preload hook (this module is a LocalCluster worker's preload): the first chunk is then no slower."""
+    """Dask's preload hook (this module is a LocalCluster worker's preload): the first chunk is then no
+    slower, and the worker ends with the process that started it."""
     import importlib
 
+    from sqltriage.core.processes import die_with_parent
+
+    die_with_parent()  # a LocalCluster's worker: Dask's own pipe watch, and ours on its parent's pid
     for name in WORKER_MODULES:  # the pool's list: what a chunk imports
         with suppress(ImportError):  # a renamed module costs the first chunk its import, never the run
             importlib.import_module(name)

@@ -25,7 +25,7 @@ from sqltriage.core.pipeline.pair import (
     gold_context,
     gold_row,
 )
-from sqltriage.core.processes import ensure_resource_tracker, quiet_worker, stderr_captured
+from sqltriage.core.processes import die_with_parent, ensure_resource_tracker, quiet_worker, stderr_captured
 from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_digest
 from sqltriage.core.workspace.store import Workspace, dataset_fingerprint
 
@@ -103,9 +103,12 @@ def _init_worker(
     predictions: dict[str, tuple[str, ...]],
     options: EvalOptions,
     quiet: bool = False,
+    parent_pid: int | None = None,
 ) -> None:
     from sqltriage.core.verdicts.execution import GoldResultCache
 
+    if parent_pid is not None:  # a pool worker of this machine (a Dask worker has its own parent)
+        die_with_parent(parent_pid, thread_safe=True)  # the pool lives within one call of `evaluate`
     if quiet:
         quiet_worker()
 
@@ -313,7 +316,7 @@ def _chunk_executor(options: EvalOptions, jobs: int, dataset: Dataset, initargs:
         max_workers=jobs,
         mp_context=context,
         initializer=_init_worker,
-        initargs=(dataset, *initargs, under_app),
+        initargs=(dataset, *initargs, under_app, os.getpid()),
     )
 
 

@@ -250,13 +250,23 @@ def _compute_in_child(dataset: Dataset, pipeline: str | None) -> FeatureRows:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from sqltriage.core.processes import ensure_resource_tracker, quiet_worker, stderr_captured
+    from sqltriage.core.processes import ensure_resource_tracker, stderr_captured
 
     quiet = stderr_captured()  # inside a terminal app: the child must not write on its screen
     ensure_resource_tracker()
     with ProcessPoolExecutor(
         max_workers=1,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=quiet_worker if quiet else None,
+        initializer=_child_start,
+        initargs=(os.getpid(), quiet),
     ) as pool:
         return pool.submit(compute, dataset, pipeline).result()
+
+
+def _child_start(parent_pid: int, quiet: bool) -> None:
+    """The feature child ends with its parent (the pool lives within this call) and keeps off its screen."""
+    from sqltriage.core.processes import die_with_parent, quiet_worker
+
+    die_with_parent(parent_pid, thread_safe=True)
+    if quiet:
+        quiet_worker()

@@ -42,6 +42,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {summary.computed} pairs evaluated", file=sys.stderr)
     from textual_serve.server import Server  # only this command needs the web server
 
+    import os
+
+    from sqltriage.core.processes import PARENT_ENV
+
+    os.environ[PARENT_ENV] = str(os.getpid())  # each session (started through a shell) ends with this server
     command = shlex.join(served_command(workspace, args))
     server = Server(command, host=args.host, port=args.port, title="sqltriage", public_url=args.public_url)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
