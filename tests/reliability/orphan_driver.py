@@ -13,12 +13,14 @@ import asyncio
 import sys
 from pathlib import Path
 
-from sqltriage.core.pipeline.evaluate import EvalOptions
-from sqltriage.tui.app import create_app
-from sqltriage.tui.inputs import load_inputs
-
 
 async def drive(kind: str, workspace: Path, rest: list[str]) -> None:
+    # imported here, not at the top: a spawned child imports this module as its main module first,
+    # as it imports the light `sqltriage` entry point when the app is started from the command line
+    from sqltriage.core.pipeline.evaluate import EvalOptions
+    from sqltriage.tui.app import create_app
+    from sqltriage.tui.inputs import load_inputs
+
     if kind == "eval":
         inputs = load_inputs(argparse.Namespace(dataset=rest[0], pred=rest[1:]))
         options = EvalOptions(timeout=2.0, jobs=2, features=False, pool_min_pairs=1)

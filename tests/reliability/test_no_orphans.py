@@ -8,9 +8,9 @@ children exist and work, SIGKILLs the parent alone, and watches the children it 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -91,9 +91,13 @@ def kill_and_time(proc: subprocess.Popen, children: set[int], kind: str) -> floa
     os.kill(proc.pid, signal.SIGKILL)
     killed = time.monotonic()
     proc.wait(30)
+    gone_at: dict[int, float] = {}
+    names = {pid: cmdline(pid)[:70] for pid in children}
     while True:
         left = {pid for pid in children if alive(pid)}
         elapsed = time.monotonic() - killed
+        for pid in children - left:
+            gone_at.setdefault(pid, elapsed)
         if not left:
             break
         if elapsed > GRACE + 3:  # past the limit: end them for the next tests, then fail
@@ -106,6 +110,8 @@ def kill_and_time(proc: subprocess.Popen, children: set[int], kind: str) -> floa
         time.sleep(0.02)
     MEASURED[kind] = elapsed
     print(f"\n{kind}: {len(children)} child process(es) gone {elapsed:.2f} s after SIGKILL")
+    for pid, at in sorted(gone_at.items(), key=lambda item: item[1]):
+        print(f"  {at:.2f} s  {names[pid]}")
     assert elapsed <= GRACE, f"{kind}: children outlived the parent by {elapsed:.2f} s"
     return elapsed
 
@@ -130,6 +136,14 @@ def started(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> su
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
     )
+
+
+def maps(pid: int) -> str:
+    """The files a process has mapped (its loaded native libraries)."""
+    try:
+        return Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return ""
 
 
 def python_children(pid: int, marker: str = "python") -> set[int]:
@@ -199,7 +213,15 @@ def test_local_cluster_workers_end_with_a_killed_eval_and_the_run_resumes(
 ) -> None:
     pytest.importorskip("distributed", reason="the cluster extra is not installed")
     workspace = tmp_path / "killed.db"
-    cmd = [*SQLTRIAGE, "eval", *spider_args(spider_dev), "--workspace", str(workspace), "--cluster", "local:2"]
+    cmd = [
+        *SQLTRIAGE,
+        "eval",
+        *spider_args(spider_dev),
+        "--workspace",
+        str(workspace),
+        "--cluster",
+        "local:2",
+    ]
     proc = started(cmd, tmp_path)
     wait_for("the cluster's first result", lambda: results_in(workspace) > 0, proc)
     children = descendants(proc.pid)
@@ -246,12 +268,11 @@ def test_the_question_feature_process_ends_with_a_killed_app(tmp_path: Path) -> 
     proc = started(driver, REPO, env)
     child: set[int] = set()
 
-    def computing() -> bool:
+    def computing() -> bool:  # started, and at work: loading spaCy
         child.update(c for c in descendants(proc.pid) if "spawn_main" in cmdline(c))
-        return bool(child)
+        return any("spacy" in maps(c) for c in child)
 
-    wait_for("the feature process", computing, proc)
-    time.sleep(0.5)  # into spaCy's loading
+    wait_for("the feature process at work", computing, proc)
     kill_and_time(proc, descendants(proc.pid) | child, "app question-feature process")
     inputs, _ = workspace_inputs(workspace, __import__("argparse").Namespace(db_dir=None))
     os.environ["XDG_CACHE_HOME"], saved = str(cache), os.environ.get("XDG_CACHE_HOME", "")
@@ -282,10 +303,8 @@ def browser_session() -> Iterator[Callable[[str], None]]:
 
         async with aiohttp.ClientSession() as http, http.ws_connect(url) as ws:
             while not stop.is_set() and not ws.closed:
-                try:
+                with contextlib.suppress(TimeoutError):
                     await ws.receive(timeout=0.2)
-                except (TimeoutError, asyncio.TimeoutError):
-                    pass
 
     def open_session(url: str) -> None:
         thread = threading.Thread(target=lambda: asyncio.run(hold(url)), daemon=True)

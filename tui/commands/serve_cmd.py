@@ -40,9 +40,9 @@ def run(args: argparse.Namespace) -> int:
         with Workspace.open(workspace) as ws:
             summary = evaluate(inputs.dataset, inputs.predictions, ws, options_from(args))
         print(f"  {summary.computed} pairs evaluated", file=sys.stderr)
-    from textual_serve.server import Server  # only this command needs the web server
-
     import os
+
+    from textual_serve.server import Server  # only this command needs the web server
 
     from sqltriage.core.processes import PARENT_ENV
 
