@@ -177,6 +177,13 @@ class SqlTriageApp(App[None]):
         for note in (self.open_note, message.note):
             if note:
                 self.notify(note)
+        if not self.workspace.writable:
+            self.notify(
+                f"{self.workspace.path.name} cannot be changed ({self.workspace.read_only_reason}): browse and "
+                "export it; tags, notes and alternative golds are off",
+                severity="warning",
+                timeout=15,
+            )
         if not self.predictions:
             self._say_what_is_browsed(message.models, message.frame.height)
         else:
@@ -269,8 +276,11 @@ def create_app(
     """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early."""
     from sqltriage.core.pipeline.evaluate import EvalOptions
 
+    path = Path(workspace)
+    existing = path.exists() and path.stat().st_size > 0
     return SqlTriageApp(
-        Workspace.open(workspace),
+        # an existing workspace is only read until the user changes something (a tag, a note, a model)
+        Workspace.open_for_reading(path, writes_later=True) if existing else Workspace.open(path),
         dataset,
         predictions,
         options or EvalOptions(),

@@ -153,6 +153,10 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
                 primary_keys=schema.primary_keys if schema is not None else (),
             )
             memo[db_id] = (paths, None)
+            if paths:  # while this process reads the set, pruning the cache passes it over
+                from sqltriage.core.cache.use import in_use
+
+                _STATE.setdefault("in_use", []).append(in_use(paths[0].parent))
         except NeighbourError as exc:
             memo[db_id] = ([], str(exc))
         except Exception as exc:  # a database we cannot imitate is a reason on its rows
@@ -288,6 +292,8 @@ def fill_cached_features(dataset: Dataset, workspace: Workspace, pipeline: str |
     rows = feature_cache.load_cached(key)
     if rows is None:
         return "not computed"
+    if workspace.reading:  # nothing else was written: they stay in the user cache, read from there
+        return "cached"
     feature_cache.write_to_workspace(workspace, feature_cache.FeatureRows(key, rows))
     return "cached"
 
@@ -422,6 +428,8 @@ def evaluate(
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown(wait=True, cancel_futures=True)
+    for mark in _STATE.pop("in_use", []):  # the neighbour sets this process read: free to prune again
+        mark.release()
     if not summary.cancelled:
         workspace.set_meta(NEIGHBOURS_META, f"{options.neighbours}:{options.seed}")
     summary.elapsed = time.perf_counter() - started

@@ -93,7 +93,7 @@ def remembered_neighbours(workspace: Path) -> tuple[int, int | None] | None:
     if not workspace.is_file():
         return None
     try:
-        with Workspace.open(workspace, create=False) as ws:
+        with Workspace.open_for_reading(workspace) as ws:
             stored = ws.get_meta(NEIGHBOURS_META)
     except Exception:  # a workspace that cannot be read is reported where it is opened for real
         return None

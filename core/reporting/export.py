@@ -126,7 +126,7 @@ def exported(
     workspace: Path, filters: Sequence[str] = (), models: Sequence[str] | None = None
 ) -> pl.DataFrame:
     """The rows `sqltriage export` writes from an existing workspace, filtered (before the columns are picked)."""
-    with Workspace.open(workspace, create=False) as ws:
+    with Workspace.open_for_reading(workspace) as ws:
         frame = load_frame(ws)
     return apply_filters(frame, filters, models)
 

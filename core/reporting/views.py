@@ -78,7 +78,13 @@ def evaluations_sql() -> str:
 
 
 def ensure_views(ws: Workspace) -> None:
-    """Make the views current; a workspace that cannot be written now keeps its old view (a convenience)."""
+    """Make the views current; a workspace that cannot be written now keeps its old view (a convenience).
+
+    A workspace opened for reading keeps it too: reading changes nothing, and the view is made current
+    the next time the workspace is written and read.
+    """
+    if ws.reading:
+        return
     wanted = evaluations_sql()
     row = ws.db.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'evaluations'"

@@ -55,8 +55,8 @@ def describe(action: str, index: int, model: str) -> str:
 
 
 def ensure_tables(ws: Workspace) -> None:
-    ws.db.execute(TABLE_SQL)
-    ws.db.execute(LOG_SQL)
+    ws.define(TABLE_SQL)
+    ws.define(LOG_SQL)
 
 
 def accept(

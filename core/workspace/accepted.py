@@ -17,7 +17,7 @@ TABLE_SQL = (
 
 def accepted(ws: Workspace) -> dict[int, tuple[str, ...]]:
     """Alternatives accepted in the app, per example index, in the order they were accepted."""
-    ws.db.execute(TABLE_SQL)
+    ws.define(TABLE_SQL)
     out: dict[int, list[str]] = {}
     for idx, sql in ws.db.execute("SELECT idx, sql FROM alternatives ORDER BY created, rowid"):
         out.setdefault(int(idx), []).append(sql)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -17,6 +18,12 @@ from typing import Any
 
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.model import Dataset
+from sqltriage.core.workspace.reading import (
+    define_temporarily,
+    reading_connection,
+    stand_in_for_missing,
+    unwritable_reason,
+)
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x53515454  # "SQTT": marks the file as ours, so a foreign SQLite file is never written to
@@ -104,27 +111,24 @@ def _columns_sql(columns: Mapping[str, type]) -> str:
     return ", ".join(f"[{name}] {_SQL_TYPES[t]}" for name, t in columns.items())
 
 
-SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS examples ({_columns_sql(EXAMPLE_COLUMNS)}, PRIMARY KEY (idx));
-CREATE TABLE IF NOT EXISTS models (
-    name TEXT PRIMARY KEY, path TEXT, format TEXT, sha256 TEXT, result_key TEXT, position INTEGER, added REAL
-);
-CREATE TABLE IF NOT EXISTS results ({_columns_sql(RESULT_COLUMNS)}, PRIMARY KEY (model, idx));
-CREATE TABLE IF NOT EXISTS tags (
-    idx INTEGER, model TEXT, tag TEXT, created REAL, PRIMARY KEY (idx, model, tag)
-);
-CREATE TABLE IF NOT EXISTS notes (idx INTEGER, model TEXT, note TEXT, updated REAL, PRIMARY KEY (idx, model));
-CREATE TABLE IF NOT EXISTS tag_log (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT, idx INTEGER, model TEXT, tag TEXT, created REAL
-);
-CREATE TABLE IF NOT EXISTS note_log (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, idx INTEGER, model TEXT, before TEXT, after TEXT, created REAL
-);
-CREATE TABLE IF NOT EXISTS undo_log (undone TEXT PRIMARY KEY, undone_by TEXT, created REAL);
-CREATE INDEX IF NOT EXISTS results_idx ON results (idx);
-CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);
-"""
+TABLES: dict[str, str] = {  # name → column definitions: the tables every workspace has
+    "meta": "key TEXT PRIMARY KEY, value TEXT",
+    "examples": f"{_columns_sql(EXAMPLE_COLUMNS)}, PRIMARY KEY (idx)",
+    "models": "name TEXT PRIMARY KEY, path TEXT, format TEXT, sha256 TEXT, result_key TEXT, position INTEGER, "
+    "added REAL",
+    "results": f"{_columns_sql(RESULT_COLUMNS)}, PRIMARY KEY (model, idx)",
+    "tags": "idx INTEGER, model TEXT, tag TEXT, created REAL, PRIMARY KEY (idx, model, tag)",
+    "notes": "idx INTEGER, model TEXT, note TEXT, updated REAL, PRIMARY KEY (idx, model)",
+    "tag_log": "seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT, idx INTEGER, model TEXT, tag TEXT, created REAL",
+    "note_log": "seq INTEGER PRIMARY KEY AUTOINCREMENT, idx INTEGER, model TEXT, before TEXT, after TEXT, "
+    "created REAL",
+    "undo_log": "undone TEXT PRIMARY KEY, undone_by TEXT, created REAL",
+}
+SCHEMA = (
+    "".join(f"CREATE TABLE IF NOT EXISTS {name} ({columns});\n" for name, columns in TABLES.items())
+    + "CREATE INDEX IF NOT EXISTS results_idx ON results (idx);\n"
+    + "CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);\n"
+)
 
 
 def default_workspace(dataset: Dataset) -> Path:
@@ -160,53 +164,131 @@ def file_sha256(path: Path) -> str:
 
 
 class Workspace:
-    """One workspace file. Open with `Workspace.open(path)`; safe to share between an eval and the app."""
+    """One workspace file; safe to share between an eval and the app.
 
-    def __init__(self, path: Path, db: sqlite3.Connection) -> None:
+    `Workspace.open(path)` opens it to write (creating and upgrading it); `Workspace.open_for_reading(path)`
+    opens it without writing a byte, for every command and screen that only reads. A workspace opened
+    for reading with `writes_later=True` (the app) becomes writable at its first write, when the user
+    changes something; `read_only_reason` says why a workspace cannot be written at all.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        db: sqlite3.Connection,
+        *,
+        reading: bool = False,
+        writes_later: bool = False,
+        read_only_reason: str | None = None,
+    ) -> None:
         self.path = path
         self.db = db  # autocommit connection: every write goes through `write()`, one transaction each
         self._depth = 0
+        self._reading = reading  # the connection cannot write (open_for_reading)
+        self._writes_later = writes_later
+        self.read_only_reason = read_only_reason  # why the file cannot be written, None when it can
+        self._retired: list[sqlite3.Connection] = []  # reading connections replaced by a writing one
+        self._defined: list[str] = []  # tables `define`d while reading: made for real once writing
+        self._switch = threading.Lock()
 
     # --- opening ---------------------------------------------------------------------------------------
 
     @classmethod
     def open(cls, path: Path | str, *, create: bool = True) -> Workspace:
+        """Open to write: created when missing (unless `create` is False), upgraded when older."""
         path = Path(path)
         exists = path.exists() and path.stat().st_size > 0
         if not exists and not create:
             raise WorkspaceError("workspace does not exist", path=path, hint="run `sqltriage eval` first")
         if exists:
             _refuse_foreign(path)
+        return cls(path, _writing_connection(path, exists))
+
+    @classmethod
+    def open_for_reading(cls, path: Path | str, *, writes_later: bool = False) -> Workspace:
+        """Open an existing workspace without changing it: not a byte of the file, no file beside it.
+
+        Works on a workspace that cannot be written (no permission, a read-only mount). With
+        `writes_later`, the first `write()` reopens it for writing (upgrading an older one then);
+        without, a write is refused.
+        """
+        path = Path(path)
+        if not (path.exists() and path.stat().st_size > 0):
+            raise WorkspaceError("workspace does not exist", path=path, hint="run `sqltriage eval` first")
+        _refuse_foreign(path)
+        reason = unwritable_reason(path)
         conn = None
         try:
-            conn = sqlite3.connect(
-                str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None
+            conn = reading_connection(path, reason, BUSY_TIMEOUT_MS / 1000)
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            _check_version(conn, path)
+            stand_in_for_missing(
+                conn, TABLES, {"examples": _types(EXAMPLE_COLUMNS), "results": _types(RESULT_COLUMNS)}
             )
-            db = conn
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            if not exists:
-                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
-            ws = cls(path, db)
-            ws._migrate()
+            conn.execute("PRAGMA query_only = 1")
         except WorkspaceError:
-            conn.close()  # type: ignore[union-attr]  # a newer schema: refused, nothing written
+            conn.close()  # type: ignore[union-attr]
             raise
         except sqlite3.Error as exc:
             if conn is not None:
-                conn.close()  # else its -wal and -shm files stay beside a file we refused
-            if isinstance(exc, sqlite3.OperationalError):
+                conn.close()
+            if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
                 raise _locked_or(exc, path) from None
             raise WorkspaceError(
                 f"cannot be opened as a workspace ({exc})",
                 path=path,
                 hint="give another --workspace path; this file was left untouched",
             ) from None
-        return ws
+        return cls(path, conn, reading=True, writes_later=writes_later, read_only_reason=reason)
+
+    @property
+    def writable(self) -> bool:
+        """Whether a change can be written (now, or by reopening at the first write)."""
+        return not self._reading or (self._writes_later and self.read_only_reason is None)
+
+    @property
+    def reading(self) -> bool:
+        """True until this workspace has been opened for writing: nothing has been written through it."""
+        return self._reading
+
+    def define(self, create_sql: str) -> None:
+        """A table some code keeps beside the schema (`CREATE TABLE IF NOT EXISTS …`): created in the file
+        when writing, or as an empty temporary table of this connection when reading a file without it."""
+        if self._reading:
+            define_temporarily(self.db, create_sql)
+            if create_sql not in self._defined:
+                self._defined.append(create_sql)
+        else:
+            self.db.execute(create_sql)
+
+    def _become_writable(self) -> None:
+        """The first write of a workspace opened for reading: reopen it for writing, or say why not."""
+        with self._switch:
+            if not self._reading:
+                return
+            if self.read_only_reason is not None:
+                raise WorkspaceError(
+                    f"cannot be changed: {self.read_only_reason}",
+                    path=self.path,
+                    hint="browsing and export work as it is; to tag, take notes or evaluate, copy it to a "
+                    "folder you can write to (or fix its permissions) and open the copy",
+                )
+            if not self._writes_later:
+                raise WorkspaceError(
+                    "was opened for reading, and this command does not change it",
+                    path=self.path,
+                )
+            writer = _writing_connection(self.path, exists=True)
+            for create_sql in self._defined:
+                writer.execute(create_sql)
+            self._retired.append(self.db)  # another thread may still be reading through it
+            self.db = writer
+            self._reading = False
 
     def close(self) -> None:
         self.db.close()
+        for conn in self._retired:
+            conn.close()
 
     def __enter__(self) -> Workspace:
         return self
@@ -246,6 +328,8 @@ class Workspace:
         Nested calls join the outer transaction. BEGIN IMMEDIATE takes the write lock at once, so two
         processes queue up at the start instead of failing halfway.
         """
+        if self._reading:
+            self._become_writable()
         if self._depth:
             self._depth += 1
             try:
@@ -283,6 +367,9 @@ class Workspace:
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
+        """Store a setting; nothing is written when it already has this value."""
+        if self.get_meta(key) == value:
+            return
         with self.write():
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [key, value])
 
@@ -331,9 +418,14 @@ class Workspace:
         re-run on a few examples) and `texts` gives the new prediction per example, only the results whose
         stored prediction differs are dropped: the others were computed from the very same inputs.
         """
-        row = self.db.execute("SELECT result_key FROM models WHERE name = ?", [name]).fetchone()
+        row = self.db.execute(
+            "SELECT result_key, path, format, sha256, position, added FROM models WHERE name = ?", [name]
+        ).fetchone()
+        if row is not None and tuple(row[:5]) == (result_key, path, fmt, sha256, position):
+            return False  # seen before, unchanged: nothing to write
         stale = row is not None and row[0] != result_key
         only_predictions = stale and row[0].partition(":")[2] == result_key.partition(":")[2]
+        added = row[5] if row is not None and row[5] is not None else time.time()  # when it was first added
         with self.write():
             if only_predictions and texts is not None:
                 stored = self.db.execute("SELECT idx, pred_sql FROM results WHERE model = ?", [name])
@@ -348,7 +440,7 @@ class Workspace:
             self.db.execute(
                 "INSERT OR REPLACE INTO models (name, path, format, sha256, result_key, position, added) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [name, path, fmt, sha256, result_key, position, time.time()],
+                [name, path, fmt, sha256, result_key, position, added],
             )
         return stale
 
@@ -455,7 +547,8 @@ def _insert(
 def _refuse_foreign(path: Path) -> None:
     """Never write into a file that is not one of our workspaces."""
     try:
-        head = path.read_bytes()[:100]
+        with path.open("rb") as fh:
+            head = fh.read(100)
     except OSError as exc:
         raise WorkspaceError(f"cannot be read ({exc.strerror})", path=path) from None
     if not head.startswith(b"SQLite format 3\x00"):
@@ -482,3 +575,50 @@ def _locked_or(exc: sqlite3.OperationalError, path: Path) -> WorkspaceError:
             hint="wait for the other process (an eval or the app) to finish, then try again",
         )
     return WorkspaceError(f"cannot be used ({exc})", path=path)
+
+
+def _types(columns: Mapping[str, type]) -> dict[str, str]:
+    return {name: _SQL_TYPES[kind] for name, kind in columns.items()}
+
+
+def _check_version(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse a workspace written by a newer sqltriage (read without writing)."""
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.OperationalError:  # no meta table: an early workspace, read with stand-ins
+        return
+    if row is not None and str(row[0]).isdigit() and int(row[0]) > SCHEMA_VERSION:
+        raise WorkspaceError(
+            f"was written by a newer sqltriage (workspace schema {row[0]}, this version reads {SCHEMA_VERSION})",
+            path=path,
+            hint="upgrade sqltriage, or use another --workspace",
+        )
+
+
+def _writing_connection(path: Path, exists: bool) -> sqlite3.Connection:
+    """A connection that writes: WAL mode, the schema created or upgraded (a newer one is refused)."""
+    conn = None
+    try:
+        conn = sqlite3.connect(
+            str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None
+        )
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if not exists:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        Workspace(path, conn)._migrate()
+    except WorkspaceError:
+        conn.close()  # type: ignore[union-attr]  # a newer schema: refused, nothing written
+        raise
+    except sqlite3.Error as exc:
+        if conn is not None:
+            conn.close()  # else its -wal and -shm files stay beside a file we refused
+        if isinstance(exc, sqlite3.OperationalError):
+            raise _locked_or(exc, path) from None
+        raise WorkspaceError(
+            f"cannot be opened as a workspace ({exc})",
+            path=path,
+            hint="give another --workspace path; this file was left untouched",
+        ) from None
+    return conn

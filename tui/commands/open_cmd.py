@@ -46,7 +46,7 @@ def workspace_inputs(workspace: Path, args: argparse.Namespace) -> tuple[Inputs,
             where=str(workspace),
             hint="give the DATASET and --pred NAME=FILE to evaluate into it, or the path of an existing one",
         )
-    with Workspace.open(workspace, create=False) as ws:
+    with Workspace.open_for_reading(workspace) as ws:
         name = ws.get_meta("dataset_name") or workspace.stem
         where = ws.get_meta("dataset_path")
         fmt = ws.get_meta("dataset_format") or "auto"

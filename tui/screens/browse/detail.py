@@ -173,10 +173,12 @@ class DetailMixin(BrowseState):
             return
         self.features_status = "computing"
         self._detail_key = None  # the tab shows that they are being computed
-        self._features_worker(app.dataset, app.workspace.path, app.options.pipeline)  # type: ignore[attr-defined]
+        ws = app.workspace  # type: ignore[attr-defined]
+        keep_in = None if ws.reading else ws.path  # browsing writes nothing: the user cache keeps them
+        self._features_worker(app.dataset, keep_in, app.options.pipeline)  # type: ignore[attr-defined]
 
     @work(thread=True, group="features")
-    def _features_worker(self, dataset: Any, workspace_path: Path, pipeline: str | None) -> None:
+    def _features_worker(self, dataset: Any, workspace_path: Path | None, pipeline: str | None) -> None:
         from sqltriage.core.questions.feature_cache import ensure_apart
 
         try:

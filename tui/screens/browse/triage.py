@@ -22,9 +22,27 @@ from sqltriage.tui.screens.browse.state import BrowseState, RowKey
 from sqltriage.tui.screens.modals import Confirm, NoteEditor, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
 
+CHANGING_ACTIONS = frozenset(
+    {
+        "tag",
+        "tag_all",
+        "accept_suggestion",
+        "accept_as_gold",
+        "withdraw_gold",
+        "untag",
+        "untag_all",
+        "undo",
+        "note",
+    }
+)  # the keys that write to the workspace: off when it cannot be written
+
 
 class TriageMixin(BrowseState):
     """The keys that change the workspace, the workers that write, and the handlers that show it done."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A workspace that cannot be written (no permission, a read-only mount) is browsed only."""
+        return action not in CHANGING_ACTIONS or self.app.workspace.writable  # type: ignore[attr-defined]
 
     def _triage_row(self) -> dict[str, Any] | None:
         """The current row as the full frame has it: triage changes land there first."""
