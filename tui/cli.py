@@ -188,6 +188,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
+    p = sub.add_parser(
+        "cache",
+        help="list what sqltriage keeps in the user cache folder; `cache prune` removes the least recently used",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    cache_sub = p.add_subparsers(dest="cache_command", metavar="prune")
+    q = cache_sub.add_parser(
+        "prune",
+        help="remove least recently used entries (never one in use); by default down to the config's limit",
+    )
+    q.add_argument("--max-size", metavar="SIZE", help="keep at most this much (100KB, 500MB, 2GB)")
+    q.add_argument(
+        "--older-than", type=float, metavar="DAYS", help="remove entries unused for more than DAYS days"
+    )
+    q.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
     p = sub.add_parser("analyze", help="the dataset-analysis report: query, database and question axes")
     _add_inputs(p)
     p.add_argument("--pipeline", metavar="NAME", help="spaCy pipeline for question features")

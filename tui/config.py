@@ -18,6 +18,7 @@ from sqltriage.core.errors import UsageError
 from sqltriage.core.reporting.facets import EX_MODES
 
 DEFAULT_THEME = "textual-dark"
+DEFAULT_CACHE_MAX_SIZE = "1GB"  # the user cache is pruned to this after a run that wrote to it
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,7 @@ class Config:
     theme: str = DEFAULT_THEME
     facets_open: tuple[str, ...] = ()  # facet sections the user opened / closed in the sidebar
     facets_closed: tuple[str, ...] = ()
+    cache_max_size: int | None = 1024**3  # bytes; None = never pruned on its own ([cache] max_size = "off")
 
 
 def config_path() -> Path:
@@ -46,12 +48,12 @@ def load_config(path: Path | None = None) -> Config:
         raise UsageError(
             f"cannot read the config ({exc})", path=path, hint="fix or remove the file"
         ) from None
-    unknown = sorted(set(data) - {"keys", "default_ex_mode", "taxonomy", "theme", "facets"})
+    unknown = sorted(set(data) - {"keys", "default_ex_mode", "taxonomy", "theme", "facets", "cache"})
     if unknown:
         raise UsageError(
             f"unknown setting(s) {', '.join(unknown)}",
             path=path,
-            hint="known: [keys], [facets], default_ex_mode, taxonomy, theme (see docs/config.md)",
+            hint="known: [keys], [facets], [cache], default_ex_mode, taxonomy, theme (see docs/config.md)",
         )
     keys = data.get("keys", {})
     if not isinstance(keys, dict) or not all(isinstance(v, str) for v in keys.values()):
@@ -71,7 +73,29 @@ def load_config(path: Path | None = None) -> Config:
         if not tax_path.is_absolute():
             tax_path = path.parent / tax_path  # relative to the config file, not to the working folder
     opened, closed = _facet_sections(data.get("facets", {}), path)
-    return Config({str(k): v for k, v in keys.items()}, mode, tax_path, theme, opened, closed)
+    limit = _cache_limit(data.get("cache", {}), path)
+    return Config({str(k): v for k, v in keys.items()}, mode, tax_path, theme, opened, closed, limit)
+
+
+def _cache_limit(table: object, path: Path) -> int | None:
+    """`[cache] max_size = "2GB"` in bytes; "off" for no limit. The default when not set."""
+    from sqltriage.core.cache import parse_size
+
+    if not isinstance(table, dict) or set(table) - {"max_size"}:
+        raise UsageError('[cache] holds only max_size = "SIZE"', path=path, where="cache")
+    value = table.get("max_size", DEFAULT_CACHE_MAX_SIZE)
+    if isinstance(value, str) and value.strip().lower() == "off":
+        return None
+    if not isinstance(value, str):
+        raise UsageError(
+            'cache.max_size must be a size in quotes, e.g. "2GB" (or "off")',
+            path=path,
+            where="cache.max_size",
+        )
+    try:
+        return parse_size(value, where="cache.max_size")
+    except UsageError as exc:
+        raise UsageError(exc.what, path=path, where="cache.max_size", hint=exc.hint) from None
 
 
 def _facet_sections(table: object, path: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -20,6 +20,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sqltriage.core.cache import user_cache_dir
+from sqltriage.core.cache.use import mark_used
 from sqltriage.core.model import Dataset
 from sqltriage.core.workspace.store import Workspace, dataset_fingerprint
 
@@ -29,12 +31,6 @@ if TYPE_CHECKING:
 CACHE_FORMAT = "1"  # bump when the file layout below changes
 FEATURE_COLUMNS = ("q_words", "q_tree_depth", "q_lexical_density", "q_rarity", "q_flesch", "q_schema_linkage")
 WORKSPACE_META_KEY = "features_key"  # the feature key whose values the workspace holds
-
-
-def user_cache_dir() -> Path:
-    """sqltriage's folder in the user cache: ``$XDG_CACHE_HOME/sqltriage`` (default ``~/.cache/sqltriage``)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "sqltriage"
 
 
 @cache
@@ -90,10 +86,12 @@ class FeatureRows:
 
 def load_cached(key: str) -> list[dict[str, Any]] | None:
     """The cached rows for this key; None when absent or unreadable (then they are computed again)."""
+    path = cache_path(key)
     try:
-        data = json.loads(cache_path(key).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    mark_used(path)  # its last use, which decides what pruning the cache removes first
     if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("rows"), list):
         return None
     return data["rows"]

@@ -271,8 +271,10 @@ def run(dataset: Dataset, *, as_json: bool, pipeline: str | None) -> int:
 
     def keep(feats: Sequence[Any]) -> None:  # for every later evaluation of this dataset
         from sqltriage.core.questions.feature_cache import store_computed
+        from sqltriage.tui.commands.cache_cmd import keep_within_limit
 
         store_computed(dataset, pipeline, feats)
+        keep_within_limit()  # the features went to the user cache
 
     try:
         report = analyze_dataset(

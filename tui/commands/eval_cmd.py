@@ -153,8 +153,13 @@ def _run(args: argparse.Namespace) -> int:
         from sqltriage.tui.render_report import print_report
 
         print_report(report, make_console())
-    if getattr(args, "features", False) and summary.features == "not computed":
+    computed_features = getattr(args, "features", False) and summary.features == "not computed"
+    if computed_features:
         _compute_features(inputs.dataset, path, options.pipeline, err)
+    if computed_features or (options.neighbours > 0 and options.neighbour_cache is None):
+        from sqltriage.tui.commands.cache_cmd import keep_within_limit
+
+        keep_within_limit()  # this run may have added to the user cache
     return 0
 
 

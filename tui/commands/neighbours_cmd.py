@@ -64,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
                 row.update(error=f"generation failed ({type(exc).__name__}: {exc})")
             rows.append(row)
             bar.advance(task)
+    if root is None:
+        from sqltriage.tui.commands.cache_cmd import keep_within_limit
+
+        keep_within_limit()  # the sets went to the user cache
     for db_id in dataset.missing_dbs:
         rows.append({"db_id": db_id, "error": "the database is missing"})
     built = [r["coverage"] for r in rows if "coverage" in r]
