@@ -88,11 +88,11 @@ def wait_for(what: str, ready: Callable[[], object], proc: subprocess.Popen, lim
 def kill_and_time(proc: subprocess.Popen, children: set[int], kind: str) -> float:  # type: ignore[type-arg]
     """SIGKILL the parent alone; seconds until none of `children` runs (fails past GRACE)."""
     assert children, "nothing to watch: the parent had no child"
+    names = {pid: cmdline(pid)[:70] for pid in children}
     os.kill(proc.pid, signal.SIGKILL)
     killed = time.monotonic()
     proc.wait(30)
     gone_at: dict[int, float] = {}
-    names = {pid: cmdline(pid)[:70] for pid in children}
     while True:
         left = {pid for pid in children if alive(pid)}
         elapsed = time.monotonic() - killed
