@@ -282,5 +282,5 @@ def workspace_frame(
     path: Path, models: Sequence[str] | None = None, *, columns: Sequence[str] | None = None
 ) -> pl.DataFrame:
     """The frame of an existing workspace file, for the commands that only read it (slices, compare, report)."""
-    with Workspace.open(path, create=False) as ws:
+    with Workspace.open_for_reading(path) as ws:  # reading changes nothing (docs/workspace.md)
         return load_frame(ws, models, columns=columns)

@@ -71,6 +71,8 @@ async def test_opening_browsing_and_exporting_write_nothing(
         main(["export", "--workspace", str(ws_copy), "--out", str(tmp_path / "x.csv"), "--where", "ex=0"])
         == 0
     )
+    assert main(["slices", "--workspace", str(ws_copy), "--json"]) == 0
+    assert main(["compare", "atlas-7b", "beacon-gpt4", "--workspace", str(ws_copy), "--json"]) == 0
     assert folder_state(ws_copy.parent) == before
 
 
