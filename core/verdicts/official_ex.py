@@ -11,7 +11,9 @@ runs queries (default settings: no value plugging, DISTINCT removed), never by w
 - `mixed-type-sort`: before the column search it sorts each row's values by their text followed by
   their type's name and rejects when the sorted rows differ, so `1` and `1.0` can fail to match.
 - `writable-db`: a write statement runs on its writable connection and returns no rows; here it is
-  refused, so the verdict is 0 when the gold has rows and unknown (None) when it has none.
+  refused, so the verdict is 0 when the gold has rows and unknown (None) when it has none. Only a
+  statement that can return rows on a writable connection (a PRAGMA, an EXPLAIN, a write with a
+  RETURNING clause) stays unknown: a `CREATE TABLE …` (then INSERTs) returns none, so it scores 0.
 - `row-cap`: it fetches every row; a result cut at our cap is decided only when what was fetched
   already rules a match out (the shared comparison's rule), else the verdict is unknown.
 
@@ -20,6 +22,7 @@ The comparison itself is `exec_compare.compare` in spider mode, the one every EX
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -76,7 +79,26 @@ def passes_row_sort(gold: Rows, pred: Rows, ordered: bool) -> bool:
     return g == p if ordered else set(g) == set(p)
 
 
-_RETURNS_ROWS_ANYWAY = ("pragma", "returning")  # writes that can still return rows on a writable connection
+_QUOTED_OR_COMMENT = re.compile(
+    r"'(?:[^']|'')*'?|\"(?:[^\"]|\"\")*\"?|`[^`]*`?|\[[^\]]*\]?|--[^\n]*|/\*.*?(?:\*/|$)", re.S
+)
+_WORD = re.compile(r"[a-z_][a-z_0-9$]*")
+_ROWS_WITH_RETURNING = frozenset({"insert", "update", "delete", "replace", "with"})
+
+
+def may_return_rows(statement: str) -> bool:
+    """Whether a refused statement could return rows on a writable connection, read from its keywords.
+
+    A PRAGMA or an EXPLAIN can; an INSERT/UPDATE/DELETE/REPLACE only with a RETURNING clause; anything
+    else (CREATE, DROP, ALTER, ATTACH, a transaction) never does. Names and strings are not read: a
+    table called `returning_items` says nothing.
+    """
+    words = _WORD.findall(_QUOTED_OR_COMMENT.sub(" ", statement).lower())
+    if not words:
+        return False
+    if words[0] in {"pragma", "explain"}:
+        return True
+    return words[0] in _ROWS_WITH_RETURNING and "returning" in words
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +112,7 @@ def official_verdict(gold: ExecResult, pred: ExecResult, gold_sql: str, pred_sql
     if gold.error_kind in DB_FAULTS or pred.error_kind in DB_FAULTS or not gold.ok:
         return None  # no database, or a gold that fails (the official script stops there)
     if pred.error_kind == "forbidden":
-        text = official_pred_text(pred_sql).lower()
-        if gold.rows and not any(word in text for word in _RETURNS_ROWS_ANYWAY):
+        if gold.rows and not may_return_rows(official_pred_text(pred_sql)):
             return 0  # the official run returns no rows (or fails): never the gold's rows
         return None
     ordered = official_order_matters(gold_sql)

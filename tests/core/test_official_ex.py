@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from sqltriage.core.verdicts.execution import file_digest, run_pair
-from sqltriage.core.verdicts.official_ex import official_order_matters, official_pred_text, passes_row_sort
+from sqltriage.core.verdicts.official_ex import (
+    may_return_rows,
+    official_order_matters,
+    official_pred_text,
+    passes_row_sort,
+)
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +100,37 @@ def test_a_write_is_never_run_and_its_official_verdict_is_told_only_when_certain
         None,
         "writable-db",
     )
+    assert file_digest(db) == before
+
+
+def test_a_create_table_then_inserts_scores_0_when_the_gold_has_rows(
+    spider_dev: Path, tmp_path: Path
+) -> None:
+    db = db_of(spider_dev, "concert_singer")
+    before = file_digest(db)
+    gold = "SELECT name FROM singer"
+    pred = (
+        "CREATE TABLE returning_singer (singer_id INTEGER PRIMARY KEY, name TEXT, pragma_note TEXT);\n"
+        "INSERT INTO returning_singer VALUES (1, 'Joe Sharp', 'x');\n"
+        "INSERT INTO returning_singer VALUES (2, 'Timbaland', 'y');"
+    )
+    # what the official evaluator does: its first statement, on a writable copy, returns no rows
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(db.read_bytes())
+    conn = sqlite3.connect(copy)
+    try:
+        assert conn.execute(official_pred_text(pred)).fetchall() == []
+    finally:
+        conn.close()
+    # names that hold `returning` or `pragma` do not make a CREATE TABLE return rows
+    assert scores(spider_dev, "concert_singer", gold, pred) == (0, 0, 0, None)
+    assert not may_return_rows("CREATE TABLE returning_t (a INT)")
+    assert may_return_rows("INSERT INTO singer (name) VALUES ('x') RETURNING name")
+    assert may_return_rows("PRAGMA user_version = 5")
+    assert not may_return_rows("INSERT INTO t VALUES ('returning')")
+    # a write that can return rows (RETURNING) stays unknown when the gold has rows
+    returning = "INSERT INTO singer (name) VALUES ('x') RETURNING name"
+    assert scores(spider_dev, "concert_singer", gold, returning)[2:] == (None, "writable-db")
     assert file_digest(db) == before
 
 
