@@ -337,7 +337,7 @@ def evaluate_pair(
     if options.neighbours > 0:
         from sqltriage.core.verdicts.testsuite.match import ts_columns
 
-        row.update(ts_columns(gold, pred_sql, options, row.get("ex_spider")))
+        row.update(ts_columns(gold, pred_sql, options, row))
     parse_error = row.pop("parse_error")
     if error is None and parse_error is not None:
         error, kind = f"does not parse: {parse_error}", "parse"

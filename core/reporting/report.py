@@ -33,8 +33,11 @@ EXPORT_COLUMNS = (
     "vm",
     "pm",
     "ex_ts",
+    "ex_ts_bird",
+    "ex_ts_archer",
     "ts_databases",
     "ts_witness",
+    "ts_witness_rows",
     "gold_suspect",
     "tie_sensitive",
     "gold_match",
@@ -67,7 +70,17 @@ EXTRA_COLUMNS = (
     "gold_error",
     "gold_error_kind",
 )
-EXEC_METRICS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer", "ex_official", "ex_ts")
+EXEC_METRICS = (
+    "va",
+    "ex",
+    "ex_spider",
+    "ex_bird",
+    "ex_archer",
+    "ex_official",
+    "ex_ts",
+    "ex_ts_bird",
+    "ex_ts_archer",
+)
 MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
 AUTHORS_METRICS = (
     "pm_authors",

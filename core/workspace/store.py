@@ -97,9 +97,12 @@ RESULT_COLUMNS: dict[str, type] = {
     "error_kind": str,
     "pred_elapsed": float,
     "truncated": int,
-    "ex_ts": int,
+    "ex_ts": int,  # ex_spider on every neighbour database (docs/testsuite.md)
+    "ex_ts_bird": int,  # ex_bird on the same neighbours
+    "ex_ts_archer": int,  # ex_archer on the same neighbours
     "ts_databases": int,
-    "ts_witness": str,
+    "ts_witness": str,  # the minimal witness of a refuted ex_ts (a small SQLite file), or "original"
+    "ts_witness_rows": int,  # rows in all the witness's tables
     "suggested": str,  # suggested causes in rank order, "; "-separated
     "suggested_why": str,  # the same as JSON: [{tag, confidence, reason}]
 }

@@ -162,7 +162,16 @@ def test_ex_ts_catches_a_coincidental_pass_and_keeps_a_true_one(tmp_path: Path, 
         rows = ws.db.execute(
             "SELECT model, idx, ex_spider, ex_ts, ts_databases, ts_witness FROM results ORDER BY model, idx"
         ).fetchall()
+        modes = ws.db.execute(
+            "SELECT model, ex_bird, ex_archer, ex_ts_bird, ex_ts_archer, ts_witness_rows FROM results"
+        ).fetchall()
     assert sha(db) == before
+    for model, ex_bird, ex_archer, ts_bird, ts_archer, witness_rows in modes:
+        assert ex_bird == ex_archer == 1
+        # the coincidences differ in every mode's sense on some neighbour; the right queries in none
+        expected = 0 if model == "coincidence" else 1
+        assert (ts_bird, ts_archer) == (expected, expected), model
+        assert (witness_rows is not None) == (model == "coincidence")
     by = {(m, i): (ex, ts, n, w) for m, i, ex, ts, n, w in rows}
     assert all(v[0] == 1 for v in by.values()), "every prediction passes plain EX on the original"
     for i in range(2):
@@ -170,6 +179,7 @@ def test_ex_ts_catches_a_coincidental_pass_and_keeps_a_true_one(tmp_path: Path, 
         assert ts == 0 and witness and Path(witness).is_file(), f"coincidence {i} must fail on a neighbour"
         gold, pred = execute(Path(witness), golds[i]), execute(Path(witness), preds["coincidence"][i])
         assert sorted(gold.rows) != sorted(pred.rows), "the witness really tells them apart"
+        assert Path(witness).parent.name == "witnesses", "a minimal witness, not the whole neighbour"
     for i in range(2):
         _ex, ts, n, witness = by[("right", i)]
         assert (ts, witness) == (1, None) and n == 10
@@ -265,7 +275,9 @@ def test_cli_builds_neighbours_and_eval_exports_ex_ts(tmp_path: Path, monkeypatc
     )
     rows = list(csv.DictReader((tmp_path / "o.csv").open()))
     assert rows and {r["model"] for r in rows} == {"coincidence"}
-    assert all(Path(r["ts_witness"]).parent == folder for r in rows)
+    # the minimal witnesses are kept beside the sets of the named cache, small
+    assert all(Path(r["ts_witness"]).parent == out / "witnesses" for r in rows)
+    assert all(0 < int(r["ts_witness_rows"]) <= 6 for r in rows)
 
 
 def test_outcome_facet_picks_the_rows_a_neighbour_refutes(tmp_path: Path, monkeypatch) -> None:

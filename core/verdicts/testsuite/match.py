@@ -1,15 +1,18 @@
-"""`ex_ts`: an EX pass must survive every neighbour database, compared exactly as `ex_spider` compares.
+"""`ex_ts`: an EX pass must survive every neighbour database, in each EX mode's sense of "same".
 
-Only rows that pass `ex_spider` on the original are run on the neighbours (a fail stays a fail), in the
-neighbours' order (most telling first), stopping at the first neighbour whose results differ: that one
-is the witness. A neighbour where the gold itself fails, times out or is cut at the row cap is skipped
-for that example and not counted in `ts_databases`.
+`ex_ts` compares exactly as `ex_spider` does, `ex_ts_bird` as `ex_bird`, `ex_ts_archer` as `ex_archer`, all
+on the same neighbours. Only rows that pass a mode on the original are run on the neighbours in that mode
+(a fail stays a fail), in the neighbours' order (most telling first), stopping at the first neighbour whose
+results differ. For `ex_ts`, that neighbour is shrunk to a minimal witness (witness.py): `ts_witness` is
+its path, `ts_witness_rows` its rows in all tables. A neighbour where the gold itself fails, times out or
+is cut at the row cap is skipped for that example and, for `ex_ts`, not counted in `ts_databases`.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +25,14 @@ class NeighbourGold:
     """The result of the gold (as Spider's evaluator rewrites it) on one neighbour: run on first use (a row
     that fails on the original, or on an earlier neighbour, never needs it), then shared by every model."""
 
-    __slots__ = ("_result", "_run", "gold_sql", "path")
+    __slots__ = ("_result", "_run", "_written", "gold_sql", "path")
 
     def __init__(self, path: Path, gold_sql: str, run: Callable[[Path, str], Any]) -> None:
         self.path = path
         self.gold_sql = gold_sql
         self._run = run
         self._result: Any = None
+        self._written: Any = None
 
     @property
     def spider_result(self) -> Any:
@@ -40,8 +44,23 @@ class NeighbourGold:
         return self._result
 
     @property
+    def written_result(self) -> Any:
+        """ExecResult of the gold as written (what `ex_bird` and `ex_archer` compare) on this neighbour."""
+        if self._written is None:
+            from sqltriage.core.verdicts.execution import spider_sql
+
+            same = spider_sql(self.gold_sql) == self.gold_sql
+            self._written = self.spider_result if same else self._run(self.path, self.gold_sql)
+        return self._written
+
+    @property
     def usable(self) -> bool:
         r = self.spider_result
+        return bool(r.ok and not r.truncated)
+
+    @property
+    def written_usable(self) -> bool:
+        r = self.written_result
         return bool(r.ok and not r.truncated)
 
 
@@ -58,63 +77,145 @@ def neighbour_golds(
     return tuple(NeighbourGold(p, gold_sql, run) for p in paths)
 
 
-def ts_columns(gold: Any, pred_sql: str, options: Any, ex_spider: int | None) -> dict[str, Any]:
-    """`ex_ts`, `ts_databases`, `ts_witness` of one (example, prediction); `gold` is a GoldContext."""
+TS_MODES = {"spider": "ex_ts", "bird": "ex_ts_bird", "archer": "ex_ts_archer"}
+TS_KEYS = (*TS_MODES.values(), "ts_databases", "ts_witness", "ts_witness_rows")
+
+
+def ts_columns(gold: Any, pred_sql: str, options: Any, outcomes: dict[str, Any]) -> dict[str, Any]:
+    """`ex_ts`, `ex_ts_bird`, `ex_ts_archer`, `ts_databases`, `ts_witness`, `ts_witness_rows` of one
+    (example, prediction); `gold` is a GoldContext, `outcomes` the row's `ex_spider`/`ex_bird`/`ex_archer`."""
+    out: dict[str, Any] = dict.fromkeys(TS_KEYS)
     if options.neighbours <= 0:
-        return {"ex_ts": None, "ts_databases": None, "ts_witness": None}
-    if ex_spider is None:
-        return {"ex_ts": None, "ts_databases": None, "ts_witness": None}
-    if ex_spider == 0:
-        return {"ex_ts": 0, "ts_databases": 0, "ts_witness": ORIGINAL}
+        return out
+    passed = {m: outcomes.get(f"ex_{m}") for m in TS_MODES}
+    for m, v in passed.items():
+        out[TS_MODES[m]] = 0 if v == 0 else None  # a fail stays a fail
+    if passed["spider"] == 0:
+        out.update(ts_databases=0, ts_witness=ORIGINAL)
+    todo = tuple(m for m, v in passed.items() if v == 1)
+    if not todo:
+        return out
     if gold.ts_problem:
-        return {"ex_ts": None, "ts_databases": 0, "ts_witness": f"no neighbours: {gold.ts_problem}"}
-    if _same_text(pred_sql, gold.example.gold_sql):  # the gold itself: the same rows on every neighbour
-        return {"ex_ts": 1, "ts_databases": sum(nb.usable for nb in gold.neighbours), "ts_witness": None}
+        if passed["spider"] == 1:
+            out.update(ts_databases=0, ts_witness=f"no neighbours: {gold.ts_problem}")
+        return out
+    same_written = _bare(pred_sql) == _bare(gold.example.gold_sql)
+    if same_written or ("spider" in todo and _same_text(pred_sql, gold.example.gold_sql)):
+        # the gold itself (as Spider runs it, or as written): the same rows on every neighbour
+        out.update({TS_MODES[m]: 1 for m in todo if same_written or m == "spider"})
+        if "spider" in todo:
+            out["ts_databases"] = sum(nb.usable for nb in gold.neighbours)
+        todo = () if same_written else tuple(m for m in todo if m != "spider")
+        if not todo:
+            return out
     # Models often predict the same text for an example: it is run on the neighbours once per process.
     key = (
         gold.example.gold_sql,
         pred_sql,
+        todo,
         tuple(nb.path for nb in gold.neighbours),
         options.timeout,
         options.max_rows,
     )
-    if key in _memo:
-        _memo.move_to_end(key)
-        return dict(_memo[key])
-    out = _run_on_neighbours(gold, pred_sql, options)
-    _memo[key] = out
-    if len(_memo) > _MEMO_SIZE:
-        _memo.popitem(last=False)
-    return dict(out)
+    if key not in _memo:
+        _memo[key] = _run_on_neighbours(gold, pred_sql, options, todo)
+        if len(_memo) > _MEMO_SIZE:
+            _memo.popitem(last=False)
+    _memo.move_to_end(key)
+    out.update(_memo[key])
+    return out
+
+
+def _bare(sql: str) -> str:
+    return sql.strip().rstrip(";").strip()
 
 
 def _same_text(pred_sql: str, gold_sql: str) -> bool:
     """True when the texts Spider's evaluator runs are the same (so are their results, on any database)."""
     from sqltriage.core.verdicts.execution import spider_sql
 
-    def bare(sql: str) -> str:
-        return spider_sql(sql.strip()).strip().rstrip(";").strip()
-
-    return bare(pred_sql) == bare(gold_sql)
+    return _bare(spider_sql(pred_sql.strip())) == _bare(spider_sql(gold_sql.strip()))
 
 
-def _run_on_neighbours(gold: Any, pred_sql: str, options: Any) -> dict[str, Any]:
-    """Spider's rewriting of the prediction on each neighbour, compared with `compare(..., "spider")`: the
-    comparison `ex_spider` makes (only the spider texts are run: `ex_spider` reads nothing else)."""
+def _run_on_neighbours(gold: Any, pred_sql: str, options: Any, modes: tuple[str, ...]) -> dict[str, Any]:
+    schema = gold.schema
+    found = refute(
+        gold.example.gold_sql,
+        pred_sql,
+        gold.neighbours,
+        modes,
+        timeout=options.timeout,
+        max_rows=options.max_rows,
+        extra_foreign_keys=schema.foreign_keys if schema is not None else (),
+    )
+    out: dict[str, Any] = {TS_MODES[m]: v for m, v in found.verdicts.items()}
+    if "spider" in modes:
+        out["ts_databases"] = found.databases
+        if found.witness is not None:
+            out.update(ts_witness=str(found.witness.path), ts_witness_rows=found.witness.rows)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Refutation:
+    verdicts: dict[str, int]  # EX mode -> 1 (survived every neighbour) or 0 (refuted)
+    databases: int  # neighbours that could tell, in spider mode, up to the refuting one
+    witness: Any = None  # witness.Witness of a spider-mode refutation, else None
+
+
+def refute(
+    gold_sql: str,
+    pred_sql: str,
+    neighbours: Sequence[NeighbourGold],
+    modes: Sequence[str] = ("spider",),
+    *,
+    timeout: float,
+    max_rows: int,
+    extra_foreign_keys: Any = (),
+) -> Refutation:
+    """Each mode's comparison (`exec_compare.compare`) on each neighbour until it differs there; a spider-mode
+    refutation is shrunk to its minimal witness.
+
+    `spider` compares Spider's rewriting of both queries (what `ex_spider` reads), `bird` and `archer` the
+    queries as written; a text two modes need is run once per neighbour.
+    """
     from sqltriage.core.verdicts.exec_compare import compare, order_matters
     from sqltriage.core.verdicts.execution import execute, spider_sql
+    from sqltriage.core.verdicts.testsuite.witness import minimal_witness
 
-    text = spider_sql(pred_sql)
-    ordered = order_matters(gold.example.gold_sql)
+    texts = {"spider": spider_sql(pred_sql), "bird": pred_sql, "archer": pred_sql}
+    ordered = order_matters(gold_sql)
+    verdict = dict.fromkeys(modes, 1)
     used = 0
-    for nb in gold.neighbours:
-        if not nb.usable:
-            continue
-        pred = execute(nb.path, text, timeout=options.timeout, max_rows=options.max_rows)
-        verdict = compare(nb.spider_result, pred, "spider", order_matters=ordered)
-        if verdict is None:
-            continue  # cannot be told on this neighbour (e.g. the prediction hit the row cap)
-        used += 1
-        if verdict == 0:
-            return {"ex_ts": 0, "ts_databases": used, "ts_witness": str(nb.path)}
-    return {"ex_ts": 1, "ts_databases": used, "ts_witness": None}
+    witness = None
+    for nb in neighbours:
+        open_modes = [m for m in modes if verdict[m] == 1]
+        if not open_modes:
+            break
+        ran: dict[str, Any] = {}
+        for m in open_modes:
+            if not (nb.usable if m == "spider" else nb.written_usable):
+                continue
+            text = texts[m]
+            if text not in ran:
+                ran[text] = execute(nb.path, text, timeout=timeout, max_rows=max_rows)
+            g = nb.spider_result if m == "spider" else nb.written_result
+            v = compare(g, ran[text], m, order_matters=ordered)
+            if v is None:
+                continue  # cannot be told on this neighbour (e.g. the prediction hit the row cap)
+            if m == "spider":
+                used += 1
+            if v == 0:
+                verdict[m] = 0
+                if m == "spider":
+                    witness = minimal_witness(
+                        nb.path,
+                        gold_sql,
+                        pred_sql,
+                        mode="spider",
+                        timeout=timeout,
+                        max_rows=max_rows,
+                        extra_foreign_keys=extra_foreign_keys,
+                        pred_ok=ran[text].ok,
+                    )
+    return Refutation(verdict, used, witness)

@@ -1,0 +1,354 @@
+"""Shrink a neighbour that tells gold and prediction apart to the few rows that make the difference.
+
+Delta debugging (Zeller and Hildebrandt, 2002) over the rows of a private copy: first whole tables are
+emptied (all those neither query names at once, then each other one), then rows are removed in chunks that
+halve until single rows, each step kept only if the two queries still differ under the row's EX comparison
+(`exec_compare.compare`, the one every EX figure uses) and no row is left pointing at a deleted parent (a
+deletion takes the orphaned child rows with it). Queries run through `execution.execute`, read-only, with
+the row's timeout: the copy is written by this module only, between queries.
+
+The work is bounded (steps and seconds); when the bound is hit, the last state that still differed is
+kept. Nothing is random and the steps do not depend on time unless the bound in seconds is hit, so the
+same inputs give the same rows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+from sqltriage.core.verdicts.testsuite.constraints import (
+    ExtraForeignKeys,
+    ForeignKey,
+    foreign_keys,
+    orphans,
+    quoted,
+    table_names,
+)
+
+MAX_STEPS = 400  # differences tested per witness (each runs both queries once)
+MAX_SECONDS = 8.0  # a safety net for hostile queries; Spider's witnesses take a few milliseconds
+_RID = "_witness_rowid_"
+
+RowId = tuple[str, int]  # (table, rowid)
+
+
+class Differ:
+    """Do gold and prediction still differ on a database, in one EX mode? (queries run read-only)"""
+
+    def __init__(
+        self, gold_sql: str, pred_sql: str, mode: str, *, timeout: float, max_rows: int, pred_may_fail: bool
+    ) -> None:
+        from sqltriage.core.verdicts.execution import execute
+
+        self._execute = execute
+        spider = (
+            mode == "spider"
+        )  # `ex_spider` compares Spider's rewriting of each query, the others the text
+        self.gold_text = spider_sql(gold_sql) if spider else gold_sql
+        self.pred_text = spider_sql(pred_sql) if spider else pred_sql
+        self.mode = mode
+        self.ordered = order_matters(gold_sql)
+        self.timeout, self.max_rows = timeout, max_rows
+        self.pred_may_fail = pred_may_fail  # the prediction failed on the neighbour itself
+        self.runs = 0
+        self.last_pred_ok = True
+
+    def results(self, path: Path) -> tuple:
+        gold = self._execute(path, self.gold_text, timeout=self.timeout, max_rows=self.max_rows)
+        pred = self._execute(path, self.pred_text, timeout=self.timeout, max_rows=self.max_rows)
+        return gold, pred
+
+    def __call__(self, path: Path) -> bool:
+        self.runs += 1
+        gold, pred = self.results(path)
+        self.last_pred_ok = pred.ok
+        if not gold.ok or gold.truncated:
+            return False
+        if not pred.ok and not self.pred_may_fail:
+            return False  # a shrunk database on which the prediction breaks would explain nothing
+        return compare(gold, pred, self.mode, order_matters=self.ordered) == 0
+
+
+@dataclass(frozen=True, slots=True)
+class Shrunk:
+    rows: int  # rows left in all tables
+    keys: list[ForeignKey]  # the foreign keys kept while shrinking (declared and extra)
+    steps: int  # differences tested
+    bounded: bool  # the step or time bound stopped the search before it was 1-minimal
+
+
+class _Copy:
+    """The private, writable copy being shrunk, and deletions that can be taken back.
+
+    Deleted rows wait in an attached in-memory database until the step is judged, so values never pass
+    through Python: a restored row has exactly its types and bytes, whatever the text encoding.
+    """
+
+    def __init__(self, path: Path, keys: list[ForeignKey]) -> None:
+        self.path = path
+        self.times = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode = MEMORY")
+        self.conn.execute("PRAGMA synchronous = OFF")
+        self.conn.execute("PRAGMA foreign_keys = OFF")  # orphans are handled here, not by SQLite's actions
+        self.conn.execute("ATTACH ':memory:' AS stash")
+        self.keys = keys
+        self.children: dict[str, set[str]] = {}
+        for k in keys:
+            self.children.setdefault(k.parent, set()).add(k.child)
+        self.tables = table_names(self.conn)
+        without_rowid = {
+            r[0] for r in self.conn.execute("SELECT name FROM pragma_table_list WHERE schema = 'main' AND wr")
+        }
+        self.with_rowid = [t for t in self.tables if t not in without_rowid]  # WITHOUT ROWID: left whole
+        self._columns: dict[str, str] = {}
+        self.stash: dict[str, str] = {}  # table -> its stash table, made on first use
+        self.stashed: set[str] = set()  # the tables whose stash holds rows
+
+    def columns(self, table: str) -> str:
+        """The table's insertable columns, quoted and joined (generated columns cannot be inserted)."""
+        if table not in self._columns:
+            info = self.conn.execute(f"PRAGMA main.table_xinfo({quoted(table)})").fetchall()
+            self._columns[table] = ", ".join(quoted(r[1]) for r in info if r[6] == 0)
+        return self._columns[table]
+
+    def stash_of(self, table: str) -> str:
+        if table not in self.stash:
+            name = f"stash.s{len(self.stash)}"
+            self.conn.execute(
+                f"CREATE TABLE {name} AS SELECT rowid AS {_RID}, {self.columns(table)} "
+                f"FROM main.{quoted(table)} WHERE 0"
+            )
+            self.stash[table] = name
+        return self.stash[table]
+
+    def rows(self) -> list[RowId]:
+        out: list[RowId] = []
+        for t in self.with_rowid:
+            out += [
+                (t, r[0]) for r in self.conn.execute(f"SELECT rowid FROM main.{quoted(t)} ORDER BY rowid")
+            ]
+        return out
+
+    def count(self) -> int:
+        return sum(
+            self.conn.execute(f"SELECT count(*) FROM main.{quoted(t)}").fetchone()[0] for t in self.tables
+        )
+
+    def delete(self, doomed: Iterable[RowId]) -> set[RowId] | None:
+        """Delete rows and the rows they orphan, keeping them aside; the rows deleted, or None when it
+        cannot be done cleanly (an orphan in a table without rowids)."""
+        pending: dict[str, set[int]] = {}
+        for t, rid in doomed:
+            pending.setdefault(t, set()).add(rid)
+        gone: set[RowId] = set()
+        self.conn.execute("BEGIN")
+        for t in self.stashed:
+            self.conn.execute(f"DELETE FROM {self.stash[t]}")
+        self.stashed = set()
+        while pending:
+            for t, ids in pending.items():
+                ordered = sorted(ids)
+                batch = json.dumps(ordered)  # one statement text per table: SQLite's prepared copy is reused
+                self.conn.execute(
+                    f"INSERT INTO {self.stash_of(t)} SELECT rowid, {self.columns(t)} FROM main.{quoted(t)} "
+                    f"WHERE rowid IN (SELECT value FROM json_each(?))",
+                    (batch,),
+                )
+                self.conn.execute(
+                    f"DELETE FROM main.{quoted(t)} WHERE rowid IN (SELECT value FROM json_each(?))", (batch,)
+                )
+                gone.update((t, r) for r in ordered)
+                self.stashed.add(t)
+            touched, pending = set(pending), {}
+            for parent in touched:
+                for child in self.children.get(parent, ()):
+                    lost = orphans(self.conn, child, self.keys)
+                    if not lost:
+                        continue
+                    if child not in self.with_rowid:
+                        self.conn.execute("ROLLBACK")
+                        return None
+                    pending.setdefault(child, set()).update(lost)
+        self._commit()
+        return gone
+
+    def clear(self, tables: list[str]) -> bool:
+        """Empty whole tables and delete the rows that orphans, for good (nothing kept aside); False when
+        that cannot be done cleanly (an orphan in a table without rowids)."""
+        self.conn.execute("BEGIN")
+        for t in tables:
+            self.conn.execute(f"DELETE FROM main.{quoted(t)}")
+        touched = set(tables)
+        while touched:
+            lost: dict[str, set[int]] = {}
+            for parent in touched:
+                for child in self.children.get(parent, ()):
+                    if found := orphans(self.conn, child, self.keys):
+                        lost.setdefault(child, set()).update(found)
+            if any(child not in self.with_rowid for child in lost):
+                self.conn.execute("ROLLBACK")
+                return False
+            for child, ids in lost.items():
+                batch = json.dumps(sorted(ids))
+                self.conn.execute(
+                    f"DELETE FROM main.{quoted(child)} WHERE rowid IN (SELECT value FROM json_each(?))",
+                    (batch,),
+                )
+            touched = set(lost)
+        self._commit()
+        return True
+
+    def restore(self) -> None:
+        """Put back the rows the last `delete` took."""
+        self.conn.execute("BEGIN")
+        for t in self.stashed:
+            self.conn.execute(
+                f"INSERT INTO main.{quoted(t)} (rowid, {self.columns(t)}) SELECT * FROM {self.stash[t]}"
+            )
+        self._commit()
+
+    def _commit(self) -> None:
+        """Commit, keeping the file's times: `execute` then keeps one read-only connection to the copy for
+        the whole search instead of opening one per step (SQLite itself sees every committed change)."""
+        self.conn.execute("COMMIT")
+        os.utime(self.path, ns=self.times)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class _Search:
+    def __init__(self, copy: _Copy, differs: Differ, max_steps: int, max_seconds: float) -> None:
+        self.copy, self.differs = copy, differs
+        self.steps, self.max_steps = 0, max_steps
+        self.deadline = time.monotonic() + max_seconds
+        self.bounded = False
+
+    def out_of_budget(self) -> bool:
+        if self.steps >= self.max_steps or time.monotonic() > self.deadline:
+            self.bounded = True
+        return self.bounded
+
+    def attempt(self, doomed: list[RowId]) -> set[RowId] | None:
+        """Delete `doomed` (and its orphans) and keep it if the queries still differ; the rows deleted."""
+        if not doomed or self.out_of_budget():
+            return None
+        self.steps += 1
+        gone = self.copy.delete(doomed)
+        if gone is None:
+            return None
+        if self.differs(self.copy.path):
+            return gone
+        self.copy.restore()
+        return None
+
+
+def _named_in(table: str, texts: Iterable[str]) -> bool:
+    pattern = re.compile(r"(?<![\w$])" + re.escape(table) + r"(?![\w$])", re.I)
+    return any(pattern.search(t) for t in texts)
+
+
+def shrink(
+    source: Path,
+    work: Path,
+    differs: Differ,
+    *,
+    extra_foreign_keys: ExtraForeignKeys = (),
+    max_steps: int = MAX_STEPS,
+    max_seconds: float = MAX_SECONDS,
+) -> Shrunk:
+    """Shrink a private writable copy of `source` (which differs) at `work`."""
+    _copy_file(source, work)
+    conn = sqlite3.connect(work)
+    try:
+        keys = foreign_keys(conn, extra_foreign_keys)
+    finally:
+        conn.close()
+    copy = _Copy(work, keys)
+    try:
+        search = _Search(copy, differs, max_steps, max_seconds)
+        if not _drop_unnamed(search, differs):
+            copy.close()
+            _copy_file(source, work)  # taking them out lost the difference: start again from the whole copy
+            copy = search.copy = _Copy(work, keys)
+        _keep_samples(search)
+        _empty_tables(search)
+        _remove_rows(search)
+        return Shrunk(copy.count(), keys, search.steps, search.bounded)
+    finally:
+        copy.close()
+
+
+def _drop_unnamed(search: _Search, differs: Differ) -> bool:
+    """Empty, in one step and without keeping their rows aside, every table neither query names."""
+    texts = (differs.gold_text, differs.pred_text)
+    unnamed = [t for t in search.copy.tables if not _named_in(t, texts)]
+    if not unnamed:
+        return True
+    search.steps += 1
+    return search.copy.clear(unnamed) and search.differs(search.copy.path)
+
+
+def _empty_tables(search: _Search) -> None:
+    """Each table that still has rows, emptied in one step of its own."""
+    copy = search.copy
+    for t in copy.with_rowid:
+        search.attempt([(t, r[0]) for r in copy.conn.execute(f"SELECT rowid FROM main.{quoted(t)}")])
+
+
+SAMPLES = (4, 32)  # rows kept per table by the first cuts (the first rows: the generator's order is random)
+
+
+def _keep_samples(search: _Search) -> None:
+    """Cut every table to its first few rows in one step: most differences survive in a small sample, and
+    one successful cut saves the many halving steps that would reach the same size on large tables."""
+    for keep in SAMPLES:
+        doomed = []
+        for t in search.copy.with_rowid:
+            ids = [
+                r[0] for r in search.copy.conn.execute(f"SELECT rowid FROM main.{quoted(t)} ORDER BY rowid")
+            ]
+            doomed += [(t, rid) for rid in ids[keep:]]
+        if search.attempt(doomed) is not None:
+            return
+
+
+def _remove_rows(search: _Search) -> None:
+    """ddmin's complement-free variant: remove chunks that halve in size down to single rows."""
+    rows = search.copy.rows()
+    parts = 2
+    while len(rows) > 1 and not search.out_of_budget():
+        size = math.ceil(len(rows) / parts)
+        progressed = False
+        start = 0
+        while start < len(rows):
+            chunk = rows[start : start + size]
+            gone = search.attempt(chunk)
+            if gone is not None:
+                rows = [r for r in rows if r not in gone]
+                progressed = True
+            else:
+                start += size
+            if search.bounded:
+                return
+        if not progressed:
+            if size == 1:
+                return
+            parts = min(len(rows), parts * 2)
+
+
+def _copy_file(source: Path, work: Path) -> None:
+    """A writable private copy of `source` (the neighbour files are read-only)."""
+    shutil.copyfile(source, work)
+    work.chmod(0o644)

@@ -1,0 +1,144 @@
+"""The minimal witness of a refuted EX pass: a small, read-only, content-addressed SQLite file.
+
+`minimal_witness` copies the neighbour that told gold and prediction apart, shrinks the copy (shrink.py),
+checks that it still tells them apart and keeps every constraint (constraints.py), and stores it as
+`<cache root>/witnesses/<sha256 of its bytes, 20 hex>.sqlite` (written to a temporary file, then renamed),
+so identical witnesses are one file. `VACUUM INTO` writes the stored file: the same rows give the same bytes.
+When anything goes wrong the neighbour itself stays the witness: a verdict never depends on shrinking.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from sqltriage.core.verdicts.testsuite.constraints import (
+    ExtraForeignKeys,
+    problems,
+    quoted,
+    table_names,
+)
+from sqltriage.core.verdicts.testsuite.shrink import MAX_SECONDS, MAX_STEPS, Differ, shrink
+
+WITNESS_DIR = "witnesses"
+DIGEST_CHARS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    path: Path  # the stored witness, or the neighbour itself when it could not be shrunk
+    rows: int  # rows in all its tables
+    neighbour: Path  # the neighbour it was shrunk from
+    shrunk: bool
+    steps: int = 0  # differences tested while shrinking
+    note: str | None = None  # why the neighbour itself is kept, when it is
+
+
+def witness_root(neighbour: Path) -> Path:
+    """Witnesses live beside the neighbour sets: `<cache root>/witnesses/`."""
+    return neighbour.parent.parent / WITNESS_DIR
+
+
+def _ro(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    conn.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
+    return conn
+
+
+def count_rows(path: Path) -> int:
+    conn = _ro(path)
+    try:
+        return sum(conn.execute(f"SELECT count(*) FROM {quoted(t)}").fetchone()[0] for t in table_names(conn))
+    finally:
+        conn.close()
+
+
+def minimal_witness(
+    neighbour: Path,
+    gold_sql: str,
+    pred_sql: str,
+    *,
+    mode: str = "spider",
+    timeout: float,
+    max_rows: int,
+    extra_foreign_keys: ExtraForeignKeys = (),
+    root: Path | None = None,
+    pred_ok: bool | None = None,
+    max_steps: int = MAX_STEPS,
+    max_seconds: float = MAX_SECONDS,
+) -> Witness:
+    """The smallest database found, from `neighbour`, on which gold and prediction still differ in `mode`.
+
+    `pred_ok` says whether the prediction ran on the neighbour (the caller usually knows; else it is run):
+    a prediction that ran there must still run on every shrunk copy, or the copy would explain nothing.
+    """
+    root = Path(root) if root is not None else witness_root(neighbour)
+    differs = Differ(gold_sql, pred_sql, mode, timeout=timeout, max_rows=max_rows, pred_may_fail=True)
+    try:
+        if pred_ok is None and not differs(neighbour):
+            return _whole(neighbour, "the neighbour does not tell them apart")
+        differs.pred_may_fail = not (differs.last_pred_ok if pred_ok is None else pred_ok)
+        return _minimal(neighbour, differs, list(extra_foreign_keys), root, max_steps, max_seconds)
+    except (OSError, sqlite3.Error) as exc:  # the neighbour stays the witness; the verdict stands
+        return _whole(neighbour, f"not shrunk: {type(exc).__name__}: {exc}")
+
+
+def _whole(neighbour: Path, note: str) -> Witness:
+    try:
+        rows = count_rows(neighbour)
+    except sqlite3.Error:
+        rows = 0
+    return Witness(neighbour, rows, neighbour, False, note=note)
+
+
+_serial = itertools.count()
+
+
+def _minimal(
+    neighbour: Path,
+    differs: Differ,
+    extra: ExtraForeignKeys,
+    root: Path,
+    max_steps: int,
+    max_seconds: float,
+) -> Witness:
+    root.mkdir(parents=True, exist_ok=True)
+    stem = root / f".{os.getpid()}-{threading.get_ident()}-{next(_serial)}"  # private to this thread
+    work, out = stem.with_suffix(".work"), stem.with_suffix(".out")
+    try:
+        done = shrink(
+            neighbour, work, differs, extra_foreign_keys=extra, max_steps=max_steps, max_seconds=max_seconds
+        )
+        conn = sqlite3.connect(work)
+        try:
+            conn.execute("PRAGMA synchronous = OFF")  # a temporary file: renamed, never relied on mid-write
+            conn.execute("VACUUM INTO ?", (str(out),))
+        finally:
+            conn.close()
+        conn = _ro(out)
+        try:
+            broken = problems(conn, done.keys)
+        finally:
+            conn.close()
+        if broken:
+            return _whole(neighbour, "the shrunk copy breaks a constraint: " + "; ".join(broken))
+        if not differs(out):
+            return _whole(neighbour, "the shrunk copy does not tell them apart once written")
+        final = root / f"{_digest(out)[:DIGEST_CHARS]}.sqlite"
+        if not final.is_file():
+            out.chmod(0o444)  # a witness is evidence: nothing should change it
+            os.replace(out, final)  # atomic; a concurrent writer of the same name writes the same bytes
+        return Witness(final, done.rows, neighbour, True, done.steps)
+    finally:
+        for leftover in (work, out):
+            leftover.unlink(missing_ok=True)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
