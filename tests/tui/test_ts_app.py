@@ -13,7 +13,9 @@ import pytest
 from sqltriage.core.pipeline.evaluate import evaluate
 from sqltriage.core.reporting.facets import TS_FALSE_POSITIVE
 from sqltriage.core.reporting.report import load_frame
-from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.verdicts.exec_compare import order_matters
+from sqltriage.core.verdicts.execution import execute, spider_sql
+from sqltriage.core.verdicts.testsuite.reading import read_difference, witness_tables
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.app import _toggle, create_app
 from sqltriage.tui.screens.summary import SummaryScreen
@@ -56,9 +58,24 @@ async def test_refuted_rows_show_their_witness_and_the_gap(ts_ws) -> None:
         detail = screen.query_one(DetailPane)
         text = detail.text("results", width=200)
         witness = Path(row["ts_witness"])
-        assert f"told them apart: {witness.parent.name}/{witness.name}" in text
+        assert witness.parent.name == "witnesses" and row["ts_witness_rows"] <= 6
+        assert f"told them apart: witnesses/{witness.name} ({row['ts_witness_rows']} row" in text
         on_nb = text.split("told them apart", 1)[1]
+        # the witness's tables in full: every row of every table that has rows, the empty ones named
+        for table in witness_tables(witness):
+            if table.count:
+                assert f"{table.name} ({table.count} row" in on_nb
+                for value in table.rows[0]:
+                    assert ("NULL" if value is None else str(value)) in on_nb
+            else:
+                assert table.name in on_nb.split("empty: ", 1)[1].splitlines()[0]
         gold, pred = execute(witness, row["gold_sql"]), execute(witness, row["pred_sql"])
+        reading = read_difference(
+            execute(witness, spider_sql(row["gold_sql"])),
+            execute(witness, spider_sql(row["pred_sql"])),
+            ordered=order_matters(row["gold_sql"]),
+        )
+        assert reading.startswith(("gold returns", "both return")) and reading in on_nb
         assert f"gold  {len(gold.rows)} row(s)" in on_nb
         assert f"prediction  {len(pred.rows)} row(s)" in on_nb
         assert "EX (spider) fail" in on_nb
@@ -67,7 +84,8 @@ async def test_refuted_rows_show_their_witness_and_the_gap(ts_ws) -> None:
         await pilot.press("ctrl+r")
         await settle(app, pilot)
         on_nb = detail.text("results", width=200).split("told them apart", 1)[1]
-        assert "EX (spider) pass" in on_nb, "the edited prediction runs on the neighbour too"
+        assert "EX (spider) pass" in on_nb, "the edited prediction runs on the witness too"
+        assert "gold and this prediction agree on the witness" in on_nb
         await pilot.press("escape", "m")
         await settle(app, pilot)
         summary = app.screen

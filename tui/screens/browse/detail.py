@@ -239,12 +239,27 @@ class DetailMixin(BrowseState):
             return
         shown: RenderableType = render_results(run, tie=audit.tie)
         if (nb := witness_path(witness)) is not None:  # an EX pass a neighbour refuted: show it there too
-            on_nb = None
+            on_nb, tables, reading = None, [], None
             if nb.is_file():
+                import sqlite3
+
+                from sqltriage.core.verdicts.exec_compare import order_matters
+                from sqltriage.core.verdicts.testsuite.reading import read_difference, witness_tables
+
                 on_nb = run_pair(
                     nb, gold_sql, pred_sql, timeout=self.sources.timeout, max_rows=self.sources.max_rows
                 )
-            shown = Group(shown, Text(""), render_witness(nb, on_nb))
+                try:
+                    tables = witness_tables(nb)
+                except sqlite3.Error:
+                    tables = []  # gold | prediction still say what the file can
+                if on_nb.outcomes.get("ex_spider") == 0:  # the reading of what ex_ts compares
+                    reading = read_difference(
+                        on_nb.gold_spider, on_nb.pred_spider, ordered=order_matters(gold_sql)
+                    )
+                elif on_nb.outcomes.get("ex_spider") == 1:
+                    reading = "gold and this prediction agree on the witness"
+            shown = Group(shown, Text(""), render_witness(nb, on_nb, tables, reading))
         self.post_message(LiveResult(key, shown, dict(run.outcomes)))
 
     def on_live_result(self, message: LiveResult) -> None:
