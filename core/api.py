@@ -128,12 +128,19 @@ def load(workspace: str | Path) -> pl.DataFrame:
 
 
 def diff(
-    gold_sql: str, pred_sql: str, db: str | Path | None = None, *, timeout: float | None = None
+    gold_sql: str,
+    pred_sql: str,
+    db: str | Path | None = None,
+    *,
+    timeout: float | None = None,
+    neighbours: int = 0,
+    seed: int = 0,
 ) -> dict[str, Any]:
-    """Everything `sqltriage diff GOLD PRED [--db DB] --json` prints about two queries, as a dict.
+    """Everything `sqltriage diff GOLD PRED [--db DB] [--neighbours K] --json` prints about two queries.
 
     Categories, EM both ways, partial match with its breakdown, the clause diff and suggested causes;
-    with `db` (a .sqlite file, opened read-only) also both results and every execution verdict.
+    with `db` (a .sqlite file, opened read-only) also both results and every execution verdict; with
+    `neighbours` K also `ex_ts` in every mode and, when a neighbour refutes the pass, the minimal witness.
     """
     import json
 
@@ -141,6 +148,11 @@ def diff(
     from sqltriage.core.verdicts.execution import DEFAULT_TIMEOUT
 
     doc = compare_queries(
-        gold_sql, pred_sql, db=checked_db(db or None, name="db="), timeout=timeout or DEFAULT_TIMEOUT
+        gold_sql,
+        pred_sql,
+        db=checked_db(db or None, name="db="),
+        timeout=timeout or DEFAULT_TIMEOUT,
+        neighbours=neighbours,
+        seed=seed,
     )
     return json.loads(as_json(doc))

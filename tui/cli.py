@@ -186,6 +186,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("pred", metavar="PRED_SQL")
     p.add_argument("--db", metavar="FILE.sqlite", help="run both queries on this database (read-only)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
+    p.add_argument(
+        "--neighbours",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also score ex_ts on K neighbour databases of --db (built from GOLD, cached) and show the "
+        "minimal witness when one refutes an EX pass (default: 0, off)",
+    )
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the neighbours (default 0)")
+    p.add_argument(
+        "--neighbour-cache", metavar="DIR", help="folder of the neighbour sets (default: user cache)"
+    )
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser(

@@ -57,9 +57,20 @@ def _official(
 
 
 def compare_queries(
-    gold_sql: str, pred_sql: str, *, db: Path | None = None, timeout: float = DEFAULT_TIMEOUT
+    gold_sql: str,
+    pred_sql: str,
+    *,
+    db: Path | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    neighbours: int = 0,
+    seed: int = 0,
+    neighbour_cache: Path | None = None,
 ) -> dict[str, Any]:
-    """Categories of both, EM both ways, partial match with its breakdown, the clause diff, and results."""
+    """Categories of both, EM both ways, partial match with its breakdown, the clause diff, and results.
+
+    With `neighbours` K > 0 (and `db`), also `ex_ts` in every mode on K neighbour databases of `db` built
+    from this gold query (cached), and the minimal witness when one refutes an EX pass.
+    """
     from sqltriage.core.sql.authors_match import authors_partial_match
     from sqltriage.core.sql.categories import categorize
     from sqltriage.core.sql.diff import sql_diff
@@ -108,6 +119,14 @@ def compare_queries(
             **execution_outcomes(g, p, gold_sql),
         }
         doc["execution"].update(_official(db, gold_sql, pred_sql, doc["execution"]["ex_spider"], timeout))
+    if neighbours > 0:
+        if db is None:
+            raise UsageError("--neighbours needs a database", hint="give --db the .sqlite file to imitate")
+        doc.update(
+            _on_neighbours(
+                db, gold_sql, pred_sql, doc["execution"], neighbours, seed, neighbour_cache, timeout
+            )
+        )
     doc["suggestions"] = _suggestions(gold, pred, schema, g, p, doc.get("execution"))
     return doc
 
@@ -123,3 +142,71 @@ def _suggestions(
         gold, pred, schema=schema, gold_result=g, pred_result=p, ex=ex.get("ex") if ex else None, error=error
     )
     return [s.as_dict() for s in found]
+
+
+def _on_neighbours(
+    db: Path,
+    gold_sql: str,
+    pred_sql: str,
+    execution: dict[str, Any],
+    k: int,
+    seed: int,
+    cache: Path | None,
+    timeout: float,
+) -> dict[str, Any]:
+    """`neighbours` (K, seed, ex_ts in every mode) and `witness` (None unless a neighbour refutes ex_spider)."""
+    from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS
+    from sqltriage.core.verdicts.testsuite import NeighbourError, ensure_neighbours
+    from sqltriage.core.verdicts.testsuite.match import TS_MODES, neighbour_golds, refute
+
+    out: dict[str, Any] = {"k": k, "seed": seed, "ts_databases": None, "error": None}
+    out.update({col: 0 if execution[f"ex_{m}"] == 0 else None for m, col in TS_MODES.items()})
+    modes = [m for m in TS_MODES if execution[f"ex_{m}"] == 1]
+    try:
+        paths = ensure_neighbours(db, [gold_sql], k, seed, cache)
+    except NeighbourError as exc:
+        return {"neighbours": {**out, "error": str(exc)}, "witness": None}
+    if not modes:
+        return {"neighbours": out, "witness": None}
+    golds = neighbour_golds(gold_sql, paths, None, timeout, DEFAULT_MAX_ROWS)
+    found = refute(gold_sql, pred_sql, golds, modes, timeout=timeout, max_rows=DEFAULT_MAX_ROWS)
+    out.update({TS_MODES[m]: v for m, v in found.verdicts.items()})
+    if "spider" in modes:
+        out["ts_databases"] = found.databases
+    witness = _witness_doc(found.witness, gold_sql, pred_sql, timeout) if found.witness is not None else None
+    return {"neighbours": out, "witness": witness}
+
+
+def _witness_doc(witness: Any, gold_sql: str, pred_sql: str, timeout: float) -> dict[str, Any]:
+    """The witness as `diff --json` reports it: where, how big, every table's rows, both results, the reading."""
+    from sqltriage.core.verdicts.exec_compare import order_matters
+    from sqltriage.core.verdicts.execution import spider_sql
+    from sqltriage.core.verdicts.testsuite.reading import read_difference, witness_tables
+
+    path = witness.path
+    gold, pred = execute(path, gold_sql, timeout=timeout), execute(path, pred_sql, timeout=timeout)
+    g_spider = (
+        gold if spider_sql(gold_sql) == gold_sql else execute(path, spider_sql(gold_sql), timeout=timeout)
+    )
+    p_spider = (
+        pred if spider_sql(pred_sql) == pred_sql else execute(path, spider_sql(pred_sql), timeout=timeout)
+    )
+    return {
+        "path": str(path),
+        "rows": witness.rows,
+        "shrunk": witness.shrunk,
+        "neighbour": str(witness.neighbour),
+        "note": witness.note,
+        "tables": [
+            {
+                "name": t.name,
+                "columns": list(t.columns),
+                "rows": [list(r) for r in t.rows],
+                "row_count": t.count,
+            }
+            for t in witness_tables(path)
+        ],
+        "gold": _result_doc(gold),
+        "pred": _result_doc(pred),
+        "reading": read_difference(g_spider, p_spider, ordered=order_matters(gold_sql)),
+    }

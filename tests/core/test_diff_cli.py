@@ -98,3 +98,41 @@ def test_the_papers_worked_example_with_the_text_and_with_the_authors_code(
 def test_where_the_authors_code_raises_diff_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", "SELECT title FROM books", "SELECT title FROM books WHERE year IS NULL"]) == 0
     assert "their code would raise: IS NULL" in capsys.readouterr().out
+
+
+def test_with_neighbours_a_refuted_pass_reports_its_minimal_witness(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import sqlite3
+
+    gold, pred = "SELECT title FROM books WHERE pages > 450", "SELECT title FROM books WHERE pages >= 460"
+    doc = diff_json(capsys, gold, pred, "--db", str(LIBRARY), "--neighbours", "5")
+    assert doc["execution"]["ex_spider"] == 1, "no book of 451-459 pages in the sample: EX passes"
+    nb = doc["neighbours"]
+    assert (nb["k"], nb["seed"], nb["ex_ts"], nb["error"]) == (5, 0, 0, None)
+    w = doc["witness"]
+    tables = {t["name"]: t for t in w["tables"]}
+    assert w["rows"] == sum(t["row_count"] for t in tables.values()) <= 3
+    (book,) = tables["books"]["rows"]
+    pages = book[tables["books"]["columns"].index("pages")]
+    assert 450 < pages < 460, "the one book that tells > 450 from >= 460"
+    author_id = book[tables["books"]["columns"].index("author_id")]
+    assert [a[0] for a in tables["authors"]["rows"]] == [author_id], "with the author it points at"
+    assert w["gold"]["row_count"] == 1 and w["pred"]["row_count"] == 0
+    assert w["reading"] == "gold returns 1 row, the prediction none"
+    conn = sqlite3.connect(f"file:{w['path']}?mode=ro", uri=True)
+    assert conn.execute(gold).fetchall() != conn.execute(pred).fetchall()
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    conn.close()
+    # a pass the neighbours cannot refute has no witness; a fail needs none
+    same = diff_json(
+        capsys, gold, "SELECT title FROM books WHERE pages >= 451", "--db", str(LIBRARY), "--neighbours", "5"
+    )
+    assert same["neighbours"]["ex_ts"] == 1 and same["witness"] is None
+    fail = diff_json(capsys, gold, "SELECT title FROM books", "--db", str(LIBRARY), "--neighbours", "5")
+    assert fail["neighbours"]["ex_ts"] == 0 and fail["witness"] is None
+
+
+def test_neighbours_without_a_db_say_what_is_missing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "SELECT 1", "SELECT 2", "--neighbours", "3"]) != 0
+    assert "--neighbours needs a database" in capsys.readouterr().err

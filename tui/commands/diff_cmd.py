@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -12,7 +13,15 @@ def run(args: argparse.Namespace) -> int:
     from sqltriage.core.verdicts.execution import DEFAULT_TIMEOUT
 
     db = checked_db(args.db or None)
-    doc = compare_queries(args.gold, args.pred, db=db, timeout=args.timeout or DEFAULT_TIMEOUT)
+    doc = compare_queries(
+        args.gold,
+        args.pred,
+        db=db,
+        timeout=args.timeout or DEFAULT_TIMEOUT,
+        neighbours=args.neighbours or 0,
+        seed=args.seed or 0,
+        neighbour_cache=Path(args.neighbour_cache) if args.neighbour_cache else None,
+    )
     if args.json:
         sys.stdout.write(as_json(doc))
         sys.stdout.write("\n")
@@ -163,3 +172,40 @@ def render(doc: dict[str, Any]) -> None:
             cells.append(f"{_outcome(ex['ex_official'])} ({ex.get('official_quirk') or 'unknown'})")
         verdicts.add_row(*cells)
         console.print(verdicts)
+
+    if "neighbours" in doc:
+        _render_neighbours(console, doc)
+
+
+def _render_neighbours(console: Any, doc: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    nb = doc["neighbours"]
+    if nb["error"]:
+        console.print(f"[yellow]no neighbours: {nb['error']}[/]")
+        return
+    verdicts = Table(title=f"On {nb['k']} neighbour databases (seed {nb['seed']})", title_justify="left")
+    for name in ("EX (spider) = ex_ts", "EX (bird)", "EX (archer)"):
+        verdicts.add_column(name)
+    verdicts.add_row(_outcome(nb["ex_ts"]), _outcome(nb["ex_ts_bird"]), _outcome(nb["ex_ts_archer"]))
+    console.print(verdicts)
+    w = doc["witness"]
+    if w is None:
+        return
+    console.print(f"[bold]Witness[/] {w['path']} ({w['rows']} rows in all): [bold]{w['reading']}[/]")
+    for t in w["tables"]:
+        if not t["row_count"]:
+            continue
+        table = Table(title=f"{t['name']} ({t['row_count']} rows)", title_justify="left")
+        for col in t["columns"]:
+            table.add_column(str(col))
+        for row in t["rows"]:
+            table.add_row(*("NULL" if v is None else str(v) for v in row))
+        console.print(table)
+    empty = [t["name"] for t in w["tables"] if not t["row_count"]]
+    if empty:
+        console.print(f"[dim]empty: {', '.join(empty)}[/]")
+    for side, title in (("gold", "Gold on the witness"), ("pred", "Prediction on the witness")):
+        r = w[side]
+        rows = "; ".join("(" + ", ".join(map(str, row)) + ")" for row in r["rows"]) or "no rows"
+        console.print(f"[bold]{title}[/]: " + (f"[red]{r['error']}[/]" if r["error"] else rows))
