@@ -86,12 +86,19 @@ def print_report(report: dict[str, Any], console: Console) -> None:
     if with_ts:
         t.add_column("EX (TS)", justify="right")
         t.add_column("EX − TS", justify="right")
+        t.add_column("TS bird", justify="right")
+        t.add_column("TS archer", justify="right")
     for m in models:
         cells = [
             str(m[key]) if key in ("official_differs", "reviewed") else fmt(m[key]) for _, key in columns
         ]
         if with_ts:
-            cells += [fmt(m.get("ex_ts")), fmt(ts_gap(m))]
+            cells += [
+                fmt(m.get("ex_ts")),
+                fmt(ts_gap(m)),
+                fmt(m.get("ex_ts_bird")),
+                fmt(m.get("ex_ts_archer")),
+            ]
         t.add_row(m["model"], str(m["n"]), str(m["n_exec"]), *cells)
     console.print(t)
     console.print(

@@ -36,8 +36,10 @@ def ts_ws(tmp_path_factory: pytest.TempPathFactory) -> tuple[Evaluated, object]:
 
 
 @asynccontextmanager
-async def running_ts(ev: Evaluated, options: object) -> AsyncIterator[tuple[object, object, object]]:
-    app = create_app(ev.workspace, ev.inputs.dataset, ev.inputs.predictions, options)
+async def running_ts(
+    ev: Evaluated, options: object, ex_mode: str = "spider"
+) -> AsyncIterator[tuple[object, object, object]]:
+    app = create_app(ev.workspace, ev.inputs.dataset, ev.inputs.predictions, options, ex_mode=ex_mode)
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await wait_ready(app, pilot)
         yield app, pilot, screen
@@ -95,6 +97,20 @@ async def test_refuted_rows_show_their_witness_and_the_gap(ts_ws) -> None:
         for m in ev.frame.get_column("model").unique().to_list():
             sub = ev.frame.filter(pl.col("model") == m)
             ex, ts = sub.get_column("ex_spider").mean(), sub.get_column("ex_ts").mean()
+            line = next(x for x in metrics.splitlines() if m in x and f"{ts:.3f}" in x)
+            assert f"{ex:.3f}" in line and f"{ex - ts:.3f}" in line
+
+
+async def test_the_summary_compares_ex_and_ts_in_the_chosen_ex_mode(ts_ws) -> None:
+    ev, options = ts_ws
+    async with running_ts(ev, options, ex_mode="bird") as (app, pilot, _screen):
+        await pilot.press("escape", "m")
+        await settle(app, pilot)
+        metrics = app.screen.metrics_text(width=200)
+        assert "EX vs semantic EX on neighbour databases (TS)" in metrics and "TS (bird)" in metrics
+        for m in ev.frame.get_column("model").unique().to_list():
+            sub = ev.frame.filter(pl.col("model") == m)
+            ex, ts = sub.get_column("ex_bird").mean(), sub.get_column("ex_ts_bird").mean()
             line = next(x for x in metrics.splitlines() if m in x and f"{ts:.3f}" in x)
             assert f"{ex:.3f}" in line and f"{ex - ts:.3f}" in line
 

@@ -85,20 +85,29 @@ def model_table(
     return t
 
 
-def ts_table(models: Sequence[dict[str, Any]]) -> Table:
-    """EX (spider) next to EX on the neighbour databases, and the gap: how much EX owes to coincidence."""
-    t = Table(title="EX vs semantic EX on neighbour databases (TS)", title_justify="left", expand=False)
-    for col in ("model", "EX", "TS", "EX − TS", "rows"):
+TS_COLUMNS = {"spider": "ex_ts", "bird": "ex_ts_bird", "archer": "ex_ts_archer"}
+
+
+def ts_table(models: Sequence[dict[str, Any]], ex_mode: str = "spider") -> Table:
+    """EX next to EX on the neighbour databases (in the same EX mode), and the gap: how much EX owes to
+    coincidence."""
+    ts_key = TS_COLUMNS.get(ex_mode, "ex_ts")
+    t = Table(
+        title="EX vs semantic EX on neighbour databases (TS)",
+        title_justify="left",
+        expand=False,
+    )
+    for col in ("model", f"EX ({ex_mode})", f"TS ({ex_mode})", "EX − TS", "rows"):
         t.add_column(col, justify="left" if col == "model" else "right")
     for m in models:
-        ex, ts = m.get("ex_spider"), m.get("ex_ts")
+        ex, ts = m.get(f"ex_{ex_mode}"), m.get(ts_key)
         gap = None if ex is None or ts is None else ex - ts
         t.add_row(
             m["model"],
             "—" if ex is None else f"{ex:.3f}",
             "—" if ts is None else f"{ts:.3f}",
             "—" if gap is None else f"{gap:.3f}",
-            f"{m.get('ex_ts_n') or 0:,}",
+            f"{m.get(f'{ts_key}_n') or 0:,}",
         )
     return t
 
@@ -188,7 +197,7 @@ def summary_renderable(
     models = [m["model"] for m in report["models"]]
     parts: list[RenderableType] = [model_table(report["models"], ex_mode, report.get("intervals")), Text("")]
     if any(m.get("ex_ts_n") for m in report["models"]):
-        parts += [ts_table(report["models"]), Text("")]
+        parts += [ts_table(report["models"], ex_mode), Text("")]
     for facet, rows in report["breakdowns"].items():
         if rows:
             parts += [facet_chart(rows, models, facet, metric), Text("")]
