@@ -219,10 +219,20 @@ def test_a_cancelled_cluster_run_keeps_its_chunks_and_resumes(
 
 
 def neighbour_files(cache: Path) -> dict[str, tuple[int, str]]:
-    """Every file of every neighbour set under `cache`: modification time (a rebuild changes it) and digest."""
+    """Every file of every neighbour set under `cache`: modification time (a rebuild changes it) and digest.
+
+    The minimal witnesses (`witnesses/`, beside the sets) are not neighbour files: `witness_files` has them.
+    """
     return {
         str(f.relative_to(cache)): (f.stat().st_mtime_ns, hashlib.sha256(f.read_bytes()).hexdigest())
         for f in sorted(cache.rglob("*.sqlite"))
+        if f.parent.name != "witnesses"
+    }
+
+
+def witness_files(cache: Path) -> dict[str, str]:
+    return {
+        f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in (cache / "witnesses").glob("*.sqlite")
     }
 
 
@@ -239,7 +249,8 @@ def test_neighbour_databases_are_built_on_the_workers_once_per_database_and_reus
         evaluate(ds, preds, ws, replace(with_ts, cluster=address))
     worker_sets = worker_cache / "sqltriage" / "neighbours"
     built = neighbour_files(worker_sets)
-    assert len([p for p in worker_sets.iterdir() if p.is_dir()]) == len(ds.databases) == 2  # one per database
+    sets = [p for p in worker_sets.iterdir() if p.is_dir() and p.name != "witnesses"]
+    assert len(sets) == len(ds.databases) == 2  # one per database
     assert len(built) == 2 * 2 and not [p for p in worker_sets.iterdir() if p.name.startswith(".")]
     assert not (tmp_path / "client-cache").exists()  # built by the workers, not on this side
 
@@ -254,6 +265,8 @@ def test_neighbour_databases_are_built_on_the_workers_once_per_database_and_reus
     assert {name: digest for name, (_, digest) in neighbour_files(client_sets).items()} == {
         name: digest for name, (_, digest) in built.items()
     }
+    # the same minimal witnesses, byte for byte, named by their content on either side
+    assert witness_files(worker_sets) and witness_files(worker_sets) == witness_files(client_sets)
 
     cluster_rows = export(tmp_path / "cluster.db")
     assert [r for r in cluster_rows if r["model"] == preds[0].name] == export(tmp_path / "again.db")

@@ -17,7 +17,7 @@ from rich.text import Text
 from sqltriage.core.verdicts.execution import PairRun
 from sqltriage.core.verdicts.testsuite.reading import WitnessTable
 
-_REBUILD = "`sqltriage diff GOLD PRED --db DB --neighbours K --seed N` rebuilds it (the same bytes)"
+_REBUILD = "`sqltriage diff GOLD PRED --db DB --neighbours K` finds a witness again (from neighbours of this gold alone)"
 
 
 def witness_path(witness: str | None) -> Path | None:
