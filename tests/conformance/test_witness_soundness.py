@@ -2,9 +2,10 @@
 
 Sound, re-checked with the plain `sqlite3` module (not our sandbox): gold and prediction, as Spider's
 evaluator runs them, give different results on the witness under `ex_spider`'s comparison, and the
-witness keeps its declared constraints: `PRAGMA foreign_key_check` finds nothing (a key SQLite cannot
-check, "foreign key mismatch", is checked by a NOT EXISTS query instead), no PRIMARY KEY or UNIQUE value
-repeats, no NOT NULL column holds NULL. No exception. Minimal: over every refuted row, the median
+witness keeps its declared constraints (tests/core/neighbour_checks.py): `PRAGMA foreign_key_check` finds
+nothing (a key SQLite cannot check, "foreign key mismatch", is checked by a NOT IN query instead), no
+PRIMARY KEY or UNIQUE value repeats, no NOT NULL column holds NULL. No exception. (The mined constraints
+and join links are checked on the same witnesses by test_neighbours_real.py.) Minimal: over every refuted row, the median
 witness has at most 6 rows in all its tables and the 95th percentile at most 20.
 """
 
@@ -17,12 +18,10 @@ from urllib.parse import quote
 
 import pytest
 
-from sqltriage.core.datasets import load_dataset
-from sqltriage.core.datasets.predictions import load_predictions
-from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
 from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
 from sqltriage.core.verdicts.execution import ExecResult
 from sqltriage.core.workspace.store import Workspace
+from tests.core.neighbour_checks import violations
 
 from .systems import SYSTEMS
 
@@ -54,61 +53,15 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def constraint_problems(path: Path) -> list[str]:
-    """Declared constraints the witness breaks, found with plain SQL; [] when it keeps them all."""
-    conn = _open(path)
-    out: list[str] = []
-    try:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        for t in tables:
-            try:
-                out += [f"orphan {r}" for r in conn.execute(f"PRAGMA foreign_key_check({_q(t)})")]
-            except sqlite3.OperationalError:  # "foreign key mismatch": the key, checked by hand
-                for fk in conn.execute(f"PRAGMA foreign_key_list({_q(t)})").fetchall():
-                    parent, src, dst = fk[2], fk[3], fk[4]
-                    orphans = conn.execute(
-                        f"SELECT count(*) FROM {_q(t)} AS c WHERE c.{_q(src)} IS NOT NULL AND NOT EXISTS "
-                        f"(SELECT 1 FROM {_q(parent)} AS p WHERE p.{_q(dst)} = c.{_q(src)})"
-                    ).fetchone()[0]
-                    if orphans:
-                        out.append(f"{t}.{src}: {orphans} orphan(s)")
-            for col in conn.execute(f"PRAGMA table_info({_q(t)})").fetchall():
-                nulls = conn.execute(f"SELECT count(*) FROM {_q(t)} WHERE {_q(col[1])} IS NULL").fetchone()[0]
-                if col[3] and nulls:
-                    out.append(f"{t}.{col[1]}: NULL in a NOT NULL column")
-            for idx in conn.execute(f"PRAGMA index_list({_q(t)})").fetchall():
-                cols = [c[2] for c in conn.execute(f"PRAGMA index_info({_q(idx[1])})")]
-                if not idx[2] or not cols or None in cols:
-                    continue
-                keys = ", ".join(_q(c) for c in cols)
-                dup = conn.execute(
-                    f"SELECT count(*) FROM (SELECT 1 FROM {_q(t)} WHERE "
-                    + " AND ".join(f"{_q(c)} IS NOT NULL" for c in cols)
-                    + f" GROUP BY {keys} HAVING count(*) > 1)"
-                ).fetchone()[0]
-                if dup:
-                    out.append(f"{t}({keys}): a repeated key")
-    finally:
-        conn.close()
-    return out
-
-
 @pytest.fixture(scope="module")
-def refuted(spider_dev: Path, tmp_path_factory: pytest.TempPathFactory) -> list[tuple]:
-    root = tmp_path_factory.mktemp("soundness")
-    dataset = load_dataset(spider_dev)
-    preds = [
-        load_predictions(spider_dev / "predictions" / f"{name}.sql", dataset, name=name) for name in SYSTEMS
-    ]
-    options = EvalOptions(jobs=2, features=False, neighbours=K, seed=0, neighbour_cache=str(root / "cache"))
-    with Workspace.open(root / "w.db") as ws:
-        evaluate(dataset, preds, ws, options)
-        rows = ws.db.execute(
+def refuted(spider_dev_ts: tuple[Path, Path]) -> list[tuple]:
+    _, workspace = spider_dev_ts
+    with Workspace.open(workspace) as ws:
+        return ws.db.execute(
             "SELECT r.model, r.idx, e.gold_sql, r.pred_sql, r.ts_witness, r.ts_witness_rows "
             "FROM results AS r JOIN examples AS e USING (idx) WHERE r.ex_spider = 1 AND r.ex_ts = 0 "
             "ORDER BY r.model, r.idx"
         ).fetchall()
-    return rows
 
 
 def test_every_witness_tells_gold_and_prediction_apart_and_keeps_every_constraint(refuted) -> None:
@@ -122,7 +75,7 @@ def test_every_witness_tells_gold_and_prediction_apart_and_keeps_every_constrain
         if not g.ok or compare(g, p, "spider", order_matters=order_matters(gold)) != 0:
             not_differing.append((model, idx))
         if witness not in checked:
-            checked[witness] = constraint_problems(path)
+            checked[witness] = violations(path)
     broken = {w: p for w, p in checked.items() if p}
     assert not_differing == [], f"gold and prediction agree on the witness of {not_differing}"
     assert broken == {}, f"witnesses that break a declared constraint: {broken}"

@@ -113,5 +113,23 @@ def mined_violations(path: Path, original: Path, manifest: dict, gold_text: str)
     return out
 
 
+def link_violations(path: Path, manifest: dict, links: list | None = None) -> list[str]:
+    """The mined join links that are inclusions in the original (the manifest marks them; or those of
+    `links`), re-checked: every child value occurs among the parent's values."""
+    out = []
+    for child_t, child_c, parent_t, parent_c, inclusion in (
+        manifest["mined"]["links"] if links is None else links
+    ):
+        if not inclusion:
+            continue
+        parents = set(_column(path, parent_t, parent_c))
+        lost = [v for v in _column(path, child_t, child_c) if v is not None and v not in parents]
+        if lost:
+            out.append(
+                f"{child_t}.{child_c}: {len(lost)} values with no {parent_t}.{parent_c}, e.g. {lost[0]!r}"
+            )
+    return out
+
+
 def manifest_of(neighbour: Path) -> dict:
     return json.loads((neighbour.parent / "manifest.json").read_text())

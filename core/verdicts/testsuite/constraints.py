@@ -37,8 +37,11 @@ def table_names(conn: sqlite3.Connection) -> list[str]:
     ]
 
 
-def foreign_keys(conn: sqlite3.Connection, extra: ExtraForeignKeys = ()) -> list[ForeignKey]:
-    """Every foreign key of the database: declared ones, then extra ones for tables that declare none."""
+def foreign_keys(
+    conn: sqlite3.Connection, extra: ExtraForeignKeys = (), links: ExtraForeignKeys = ()
+) -> list[ForeignKey]:
+    """Every foreign key of the database: declared ones, then extra ones for tables that declare none, then
+    `links` (join links the generator keeps as inclusions: the neighbour's manifest lists them) everywhere."""
     tables = table_names(conn)
     by_lower = {t.lower(): t for t in tables}
     columns = {t: {c.lower(): c for c in _columns(conn, t)} for t in tables}
@@ -61,9 +64,10 @@ def foreign_keys(conn: sqlite3.Connection, extra: ExtraForeignKeys = ()) -> list
                     continue
             declaring.add(t)
             found.append(ForeignKey(t, src, parent, dst, True))
-    for (src_t, src_c), (dst_t, dst_c) in extra:
+    kept = [(pair, False) for pair in extra] + [(pair, True) for pair in links]
+    for ((src_t, src_c), (dst_t, dst_c)), everywhere in kept:
         child, parent = by_lower.get(src_t.lower()), by_lower.get(dst_t.lower())
-        if child is None or parent is None or child in declaring:
+        if child is None or parent is None or (child in declaring and not everywhere):
             continue
         c, p = columns[child].get(src_c.lower()), columns[parent].get(dst_c.lower())
         if c is not None and p is not None:

@@ -265,6 +265,7 @@ def shrink(
     differs: Differ,
     *,
     extra_foreign_keys: ExtraForeignKeys = (),
+    links: ExtraForeignKeys = (),
     max_steps: int = MAX_STEPS,
     max_seconds: float = MAX_SECONDS,
 ) -> Shrunk:
@@ -272,7 +273,9 @@ def shrink(
     _copy_file(source, work)
     conn = sqlite3.connect(work)
     try:
-        keys = foreign_keys(conn, extra_foreign_keys)
+        keys = foreign_keys(conn, extra_foreign_keys, links)
+        # a key the neighbour itself breaks (an extra or mined one the generator did not hold) is no rule of it
+        keys = [k for k in keys if k.declared or not orphans(conn, k.child, [k])]
     finally:
         conn.close()
     copy = _Copy(work, keys)

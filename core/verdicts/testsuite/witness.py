@@ -9,8 +9,10 @@ When anything goes wrong the neighbour itself stays the witness: a verdict never
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
+import json
 import os
 import sqlite3
 import threading
@@ -113,7 +115,13 @@ def _minimal(
     work, out = stem.with_suffix(".work"), stem.with_suffix(".out")
     try:
         done = shrink(
-            neighbour, work, differs, extra_foreign_keys=extra, max_steps=max_steps, max_seconds=max_seconds
+            neighbour,
+            work,
+            differs,
+            extra_foreign_keys=extra,
+            links=mined_links(neighbour),
+            max_steps=max_steps,
+            max_seconds=max_seconds,
         )
         conn = sqlite3.connect(work)
         try:
@@ -138,6 +146,21 @@ def _minimal(
     finally:
         for leftover in (work, out):
             leftover.unlink(missing_ok=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _links_of(manifest: Path) -> tuple:
+    try:
+        links = json.loads(manifest.read_text()).get("mined", {}).get("links", [])
+    except (OSError, ValueError, AttributeError):
+        return ()
+    return tuple(((lk[0], lk[1]), (lk[2], lk[3])) for lk in links if len(lk) == 5 and lk[4])
+
+
+def mined_links(neighbour: Path) -> tuple:
+    """The join links the neighbour's generator kept as inclusions (its set's manifest names them): a witness
+    keeps them like foreign keys, so that it stays data the original could hold."""
+    return _links_of(neighbour.parent / "manifest.json")
 
 
 def _digest(path: Path) -> str:
