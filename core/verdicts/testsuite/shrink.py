@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
 from sqltriage.core.verdicts.testsuite.constraints import (
@@ -62,16 +63,40 @@ class Differ:
         self.pred_may_fail = pred_may_fail  # the prediction failed on the neighbour itself
         self.runs = 0
         self.last_pred_ok = True
+        self._accepted: tuple | None = None  # both results on the last database that differed
+        self._named: dict[tuple[str, str], bool] = {}
 
     def results(self, path: Path) -> tuple:
         gold = self._execute(path, self.gold_text, timeout=self.timeout, max_rows=self.max_rows)
         pred = self._execute(path, self.pred_text, timeout=self.timeout, max_rows=self.max_rows)
         return gold, pred
 
-    def __call__(self, path: Path) -> bool:
+    def _reads(self, table: str, text: str) -> bool:
+        key = (table, text)
+        if key not in self._named:
+            self._named[key] = _named_in(table, (text,))
+        return self._named[key]
+
+    def __call__(self, path: Path, changed: set[str] | None = None) -> bool:
+        """Whether they differ on `path`. `changed`: the only tables changed since the last call that
+        differed (None: unknown). Without views, a query reads only the tables its text names, so a query
+        that names none of them returns what it returned then and is not run again."""
         self.runs += 1
-        gold, pred = self.results(path)
+        if changed is None or self._accepted is None:
+            gold, pred = self.results(path)
+        else:
+            gold, pred = self._accepted
+            if any(self._reads(t, self.gold_text) for t in changed):
+                gold = self._execute(path, self.gold_text, timeout=self.timeout, max_rows=self.max_rows)
+            if any(self._reads(t, self.pred_text) for t in changed):
+                pred = self._execute(path, self.pred_text, timeout=self.timeout, max_rows=self.max_rows)
         self.last_pred_ok = pred.ok
+        differ = self._differ(gold, pred)
+        if differ:
+            self._accepted = (gold, pred)
+        return differ
+
+    def _differ(self, gold: Any, pred: Any) -> bool:
         if not gold.ok or gold.truncated:
             return False
         if not pred.ok and not self.pred_may_fail:
@@ -111,6 +136,8 @@ class _Copy:
             r[0] for r in self.conn.execute("SELECT name FROM pragma_table_list WHERE schema = 'main' AND wr")
         }
         self.with_rowid = [t for t in self.tables if t not in without_rowid]  # WITHOUT ROWID: left whole
+        views = "SELECT 1 FROM sqlite_master WHERE type = 'view' LIMIT 1"
+        self.has_views = self.conn.execute(views).fetchone() is not None
         self._columns: dict[str, str] = {}
         self.stash: dict[str, str] = {}  # table -> its stash table, made on first use
         self.stashed: set[str] = set()  # the tables whose stash holds rows
@@ -248,7 +275,8 @@ class _Search:
         gone = self.copy.delete(doomed)
         if gone is None:
             return None
-        if self.differs(self.copy.path):
+        changed = None if self.copy.has_views else {t for t, _ in gone}
+        if self.differs(self.copy.path, changed):
             return gone
         self.copy.restore()
         return None
@@ -281,33 +309,51 @@ def shrink(
     copy = _Copy(work, keys)
     try:
         search = _Search(copy, differs, max_steps, max_seconds)
-        if not _drop_unnamed(search, differs):
-            copy.close()
-            _copy_file(source, work)  # taking them out lost the difference: start again from the whole copy
-            copy = search.copy = _Copy(work, keys)
+        unnamed = _unnamed(copy, differs, all_of_them=True)
+        if not _drop_unnamed(search, differs, unnamed):
+            # taking them out lost the difference: start again from the whole copy, and take out only the
+            # tables no named table points at (emptying those cascades into nothing the queries read)
+            copy = search.copy = _fresh(copy, source, work, keys)
+            loose = _unnamed(copy, differs, all_of_them=False)
+            if loose != unnamed and not _drop_unnamed(search, differs, loose):
+                copy = search.copy = _fresh(copy, source, work, keys)
         _keep_samples(search)
-        _empty_tables(search)
         _remove_rows(search)
         return Shrunk(copy.count(), keys, search.steps, search.bounded)
     finally:
         copy.close()
 
 
-def _drop_unnamed(search: _Search, differs: Differ) -> bool:
-    """Empty, in one step and without keeping their rows aside, every table neither query names."""
+def _fresh(copy: _Copy, source: Path, work: Path, keys: list[ForeignKey]) -> _Copy:
+    copy.close()
+    _copy_file(source, work)
+    return _Copy(work, keys)
+
+
+def _unnamed(copy: _Copy, differs: Differ, *, all_of_them: bool) -> list[str]:
+    """The tables neither query names; with `all_of_them` False, only those no named table depends on
+    through a key (emptying one of those cannot take a row of a named table with it)."""
     texts = (differs.gold_text, differs.pred_text)
-    unnamed = [t for t in search.copy.tables if not _named_in(t, texts)]
-    if not unnamed:
+    unnamed = [t for t in copy.tables if not _named_in(t, texts)]
+    if all_of_them:
+        return unnamed
+    ancestors: set[str] = set()
+    todo = [t for t in copy.tables if t not in unnamed]
+    while todo:
+        child = todo.pop()
+        for k in copy.keys:
+            if k.child == child and k.parent not in ancestors:
+                ancestors.add(k.parent)
+                todo.append(k.parent)
+    return [t for t in unnamed if t not in ancestors]
+
+
+def _drop_unnamed(search: _Search, differs: Differ, tables: list[str]) -> bool:
+    """Empty `tables` in one step, without keeping their rows aside (the caller starts again on failure)."""
+    if not tables:
         return True
     search.steps += 1
-    return search.copy.clear(unnamed) and search.differs(search.copy.path)
-
-
-def _empty_tables(search: _Search) -> None:
-    """Each table that still has rows, emptied in one step of its own."""
-    copy = search.copy
-    for t in copy.with_rowid:
-        search.attempt([(t, r[0]) for r in copy.conn.execute(f"SELECT rowid FROM main.{quoted(t)}")])
+    return search.copy.clear(tables) and search.differs(search.copy.path)
 
 
 SAMPLES = (4, 32)  # rows kept per table by the first cuts (the first rows: the generator's order is random)
@@ -328,20 +374,30 @@ def _keep_samples(search: _Search) -> None:
 
 
 def _remove_rows(search: _Search) -> None:
-    """ddmin's complement-free variant: remove chunks that halve in size down to single rows."""
+    """ddmin's complement-free variant: remove chunks that halve in size down to single rows.
+
+    A row that could not be removed alone is not tried alone again: taking other rows out rarely makes it
+    removable, and retrying every such row after each success was a third of all the steps.
+    """
     rows = search.copy.rows()
     parts = 2
+    needed: set[RowId] = set()  # rows whose removal alone lost the difference
     while len(rows) > 1 and not search.out_of_budget():
         size = math.ceil(len(rows) / parts)
         progressed = False
         start = 0
         while start < len(rows):
             chunk = rows[start : start + size]
+            if size == 1 and chunk[0] in needed:
+                start += 1
+                continue
             gone = search.attempt(chunk)
             if gone is not None:
                 rows = [r for r in rows if r not in gone]
                 progressed = True
             else:
+                if size == 1:
+                    needed.add(chunk[0])
                 start += size
             if search.bounded:
                 return
