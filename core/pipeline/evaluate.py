@@ -29,7 +29,7 @@ from sqltriage.core.processes import die_with_parent, ensure_resource_tracker, q
 from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_digest
 from sqltriage.core.workspace.store import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "12"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "13"  # bump whenever a metric's definition changes: stored results are then recomputed
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
