@@ -1,0 +1,96 @@
+"""Reading the evaluation frame column by column gives exactly what fetching its rows gives."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import polars as pl
+from polars.testing import assert_frame_equal
+
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.workspace.store import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
+
+AWKWARD_TEXT = [
+    None,
+    "",
+    'say "hi"\nthen\ttab \\ back',
+    "naïve — 日本語 \x01\x1f",
+    "SELECT * FROM t WHERE a = 'it''s'",
+    "[1, 2]",
+    "null",
+]
+AWKWARD_FLOAT = [None, 0.0, 1.0, 2 / 3, 0.1 + 0.2, 1e-300, 1.4523142177899403e308, -7.5, 5e-324]
+AWKWARD_INT = [None, 0, 1, -1, 2**62, -(2**63)]
+
+
+def _value(kind: type, rnd: random.Random) -> object:
+    pool = {str: AWKWARD_TEXT, float: AWKWARD_FLOAT, int: AWKWARD_INT}[kind]
+    return rnd.choice(pool)
+
+
+def _filled(path: Path, n_examples: int = 12, models: tuple[str, ...] = ("b", "a", "c")) -> Workspace:
+    rnd = random.Random(7)
+    ws = Workspace.open(path)
+    db = ws.db
+    for idx in range(n_examples):
+        cols = [c for c in EXAMPLE_COLUMNS if c != "idx"]
+        values = [idx, *(_value(EXAMPLE_COLUMNS[c], rnd) for c in cols)]
+        db.execute(
+            f"INSERT INTO examples (idx, {', '.join(f'[{c}]' for c in cols)}) VALUES ({', '.join('?' * len(values))})",
+            values,
+        )
+    for position, model in enumerate(models):
+        db.execute("INSERT INTO models (name, position) VALUES (?, ?)", [model, position])
+        for idx in rnd.sample(range(n_examples), n_examples - 2):  # not every example, not in order
+            cols = [c for c in RESULT_COLUMNS if c not in ("model", "idx")]
+            values = [model, idx, *(_value(RESULT_COLUMNS[c], rnd) for c in cols)]
+            db.execute(
+                f"INSERT INTO results (model, idx, {', '.join(f'[{c}]' for c in cols)}) "
+                f"VALUES ({', '.join('?' * len(values))})",
+                values,
+            )
+    ws.add_tags([(0, "a"), (3, "b")], "EM false negative")
+    ws.add_tags([(0, "a")], "gold wrong")
+    ws.set_note(3, "b", 'a "note"\nwith lines')
+    return ws
+
+
+def _rows_read(ws: Workspace, models: list[str] | None) -> pl.DataFrame:
+    """The frame as fetching rows would build it: the reference the column-wise reader must equal."""
+    import sqltriage.core.reporting.report as report
+
+    def read(
+        sql: str, params: list[object], schema: dict[str, object], key: tuple[str, ...] = ()
+    ) -> pl.DataFrame:
+        rows = ws.db.execute(sql, params).fetchall()
+        columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+        return pl.DataFrame(
+            {n: pl.Series(n, list(c), dtype=t) for (n, t), c in zip(schema.items(), columns, strict=True)}
+        )
+
+    original = report._read
+    report._read = lambda workspace, sql, params, schema, key=(): read(sql, params, schema)  # type: ignore[assignment]
+    try:
+        return report.load_frame(ws, models)
+    finally:
+        report._read = original
+
+
+def test_column_wise_read_equals_row_wise(tmp_path: Path) -> None:
+    ws = _filled(tmp_path / "w.sqltriage.db")
+    with ws:
+        for models in (None, ["c", "a"]):
+            got = load_frame(ws, models)
+            assert got.height == (30 if models is None else 20)
+            assert_frame_equal(got, _rows_read(ws, models))
+        # doubles come back bit for bit (SQLite's text form of them would not always)
+        stored = {r[0] for r in ws.db.execute("SELECT pm FROM results WHERE pm IS NOT NULL")}
+        assert stored <= set(load_frame(ws).get_column("pm").to_list())
+
+
+def test_empty_workspace_reads_an_empty_frame(tmp_path: Path) -> None:
+    with Workspace.open(tmp_path / "w.sqltriage.db") as ws:
+        got = load_frame(ws)
+        assert got.height == 0
+        assert_frame_equal(got, _rows_read(ws, None))
