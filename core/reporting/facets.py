@@ -230,19 +230,17 @@ def _tag_list(tags: pl.Expr) -> pl.Expr:
 
 
 def prepare(frame: pl.DataFrame) -> pl.DataFrame:
-    """The frame with what filtering needs computed once: facet text columns, outcome flags, search text.
+    """The frame with what filtering needs computed once: facet text columns and outcome flags.
 
-    Done once per load, so that every keystroke filters with cheap column comparisons only.
+    Done once per load, so that every keystroke filters with cheap column comparisons only. The
+    searched text is not made here: `FacetIndex` keeps it per distinct text, when a search first asks.
     """
     text_facets = [
         pl.col(c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}") for c in _COLUMN_FACETS
     ]
     tag_list = _tag_list(pl.col("tags"))
-    search = pl.concat_str(
-        [pl.col(c).fill_null("") for c in SEARCH_COLUMNS], separator="\n"
-    ).str.to_lowercase()
     outcomes = [expr.alias(_outcome_column(name)) for name, expr in outcome_exprs().items()]
-    return frame.with_columns(*text_facets, tag_list.alias("_f_tag"), search.alias("_search"), *outcomes)
+    return frame.with_columns(*text_facets, tag_list.alias("_f_tag"), *outcomes)
 
 
 def facet_expr(facet: str, values: frozenset[str] | set[str]) -> pl.Expr:
@@ -269,7 +267,10 @@ def search_expr(text: str) -> pl.Expr:
     words = [w for w in text.lower().split() if w]
     if not words:
         return pl.lit(True)
-    return pl.all_horizontal(*(pl.col("_search").str.contains(w, literal=True) for w in words))
+    searched = pl.concat_str(
+        [pl.col(c).fill_null("") for c in SEARCH_COLUMNS], separator="\n"
+    ).str.to_lowercase()
+    return pl.all_horizontal(*(searched.str.contains(w, literal=True) for w in words))
 
 
 def filter_expr(filters: Filters, *, exclude: str | None = None) -> pl.Expr:
@@ -369,8 +370,8 @@ class FacetIndex:
     def __init__(self, frame: pl.DataFrame, *, _shared: FacetIndex | None = None) -> None:
         self.frame = frame
         self.height = frame.height
-        if _shared is not None:  # same rows in the same order, only the tags changed
-            for name in ("_codes", "_labels", "_parts", "_outcomes", "_index", "_examples", "_preds"):
+        if _shared is not None:  # same rows in the same order, only the tags (or unsearched columns) changed
+            for name in ("_codes", "_labels", "_parts", "_outcomes", "_index", "_texts"):
                 setattr(self, name, getattr(_shared, name))
         else:
             self._codes: dict[str, np.ndarray] = {}
@@ -385,11 +386,8 @@ class FacetIndex:
                 [frame.get_column(_outcome_column(n)).to_numpy() for n in OUTCOMES]
             ).astype(bool)
             self._index = frame.get_column("index").to_numpy()
-            per_example = pl.concat_str(
-                [pl.col(c).fill_null("") for c in SEARCH_COLUMNS[:2]], separator="\n"
-            ).str.to_lowercase()
-            self._examples = _distinct_texts(frame.select(per_example).to_series())
-            self._preds = _distinct_texts(frame.get_column("pred_sql").fill_null("").str.to_lowercase())
+            # the searched texts, made when a search first needs them (or by `warm`): shared by `retagged`
+            self._texts: list[tuple[_Texts, _Texts]] = []
         tags = frame.select(pl.int_range(pl.len(), dtype=pl.Int64).alias("_r"), "_f_tag").explode("_f_tag")
         self._tag_rows = tags.get_column("_r").to_numpy()
         self._tag_codes, self._tag_labels = _codes(tags.get_column("_f_tag").fill_null(NONE_VALUE))
@@ -398,8 +396,20 @@ class FacetIndex:
         self._lock = threading.Lock()
 
     def retagged(self, frame: pl.DataFrame) -> FacetIndex:
-        """The index of `frame`, the same rows as this one after a tag change (`with_tag_change`)."""
+        """The index of `frame`: the same rows as this one, whose tags (or columns not searched) changed."""
         return FacetIndex(frame, _shared=self)
+
+    def _searched(self) -> tuple[_Texts, _Texts]:
+        """The distinct example texts (question and gold SQL) and predicted SQL texts, made once."""
+        with self._lock:
+            if not self._texts:
+                per_example = pl.concat_str(
+                    [pl.col(c).fill_null("") for c in SEARCH_COLUMNS[:2]], separator="\n"
+                ).str.to_lowercase()
+                examples = _distinct_texts(self.frame.select(per_example).to_series())
+                preds = _distinct_texts(self.frame.get_column("pred_sql").fill_null("").str.to_lowercase())
+                self._texts.append((examples, preds))
+            return self._texts[0]
 
     # --- masks ------------------------------------------------------------------------------------
 
@@ -430,7 +440,7 @@ class FacetIndex:
         if hit is not None:
             return hit
         found = []
-        for texts, prior in zip((self._examples, self._preds), priors, strict=True):
+        for texts, prior in zip(self._searched(), priors, strict=True):
             if prior is None:
                 found.append(texts.texts.str.contains(word, literal=True).to_numpy())
                 continue
@@ -450,7 +460,8 @@ class FacetIndex:
         mask: np.ndarray | None = None
         for word in dict.fromkeys(w for w in filters.search.lower().split() if w):
             in_example, in_pred = self._word(word)
-            m = in_example[self._examples.of_row] | in_pred[self._preds.of_row]
+            examples, preds = self._searched()
+            m = in_example[examples.of_row] | in_pred[preds.of_row]
             mask = m if mask is None else mask & m
         if filters.examples is not None:
             m = np.isin(self._index, np.fromiter(filters.examples, dtype=self._index.dtype))
@@ -532,11 +543,14 @@ class FacetIndex:
         hit = np.flatnonzero((self._index == index) & is_model)
         return int(hit[0]) if len(hit) else None
 
-    def warm(self, columns: Iterable[str]) -> None:
-        """Compute the sort keys of `columns` now (in a worker), so that no keystroke waits for them."""
+    def warm(self, columns: Iterable[str], *, search: bool = True) -> None:
+        """Compute the sort keys of `columns` (and the searched texts) now, in a worker, so that no
+        keystroke waits for them."""
         for column in columns:
             if column in self.frame.columns:
                 self.sort_key(column)
+        if search and "pred_sql" in self.frame.columns:
+            self._searched()
 
 
 def outcome_names_matching(pattern: str) -> list[str]:
