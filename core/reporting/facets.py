@@ -174,6 +174,18 @@ def outcome_exprs() -> dict[str, pl.Expr]:
 OUTCOMES: tuple[str, ...] = tuple(outcome_exprs())
 
 
+def columns_read() -> frozenset[str]:
+    """The frame's stored columns that facets, outcomes, counts and `use_ex_mode` read.
+
+    A screen that shows only facets and a few columns first loads these (`report.load_frame(columns=...)`)
+    and the rest afterwards; taken from the expressions themselves, so an outcome added above is covered.
+    """
+    used = {"index", "model", "tags", *_COLUMN_FACETS, *(f"ex_{mode}" for mode in EX_MODES)}
+    for expr in outcome_exprs().values():
+        used.update(expr.meta.root_names())
+    return frozenset(used)
+
+
 def _outcome_column(name: str) -> str:
     return f"_o{OUTCOMES.index(name)}"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 from pathlib import Path
 
 import polars as pl
@@ -61,16 +62,16 @@ def _rows_read(ws: Workspace, models: list[str] | None) -> pl.DataFrame:
     import sqltriage.core.reporting.report as report
 
     def read(
-        sql: str, params: list[object], schema: dict[str, object], key: tuple[str, ...] = ()
+        db: sqlite3.Connection, sql: str, params: list[object], schema: dict[str, object]
     ) -> pl.DataFrame:
-        rows = ws.db.execute(sql, params).fetchall()
+        rows = db.execute(sql, params).fetchall()
         columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
         return pl.DataFrame(
             {n: pl.Series(n, list(c), dtype=t) for (n, t), c in zip(schema.items(), columns, strict=True)}
         )
 
     original = report._read
-    report._read = lambda workspace, sql, params, schema, key=(): read(sql, params, schema)  # type: ignore[assignment]
+    report._read = read  # type: ignore[assignment]
     try:
         return report.load_frame(ws, models)
     finally:
@@ -94,3 +95,37 @@ def test_empty_workspace_reads_an_empty_frame(tmp_path: Path) -> None:
         got = load_frame(ws)
         assert got.height == 0
         assert_frame_equal(got, _rows_read(ws, None))
+
+
+def test_first_columns_then_the_rest_equal_a_full_read(tmp_path: Path) -> None:
+    from sqltriage.core.reporting import facets
+    from sqltriage.core.reporting.report import load_rest, missing_columns, with_rest
+
+    with _filled(tmp_path / "w.sqltriage.db") as ws:
+        for models in (None, ["c", "a"]):
+            full = load_frame(ws, models)
+            first = load_frame(ws, models, columns=facets.columns_read())
+            assert set(first.columns) < set(full.columns)
+            assert "pred_sql" in missing_columns(first) and not missing_columns(full)
+            assert_frame_equal(with_rest(first, load_rest(ws, first)), full)
+
+            # prepared for the screen, and tagged while the rest was being read: both kept
+            prepared = facets.prepare(facets.use_ex_mode(first, "bird"))
+            rest = load_rest(ws, prepared)
+            tagged = facets.with_tag_change(prepared, [(0, "a")], "late tag", added=True)
+            merged = with_rest(tagged, rest)
+            expected = facets.with_tag_change(
+                facets.prepare(facets.use_ex_mode(full, "bird")), [(0, "a")], "late tag", added=True
+            )
+            assert_frame_equal(merged, expected)
+
+            # what the sidebar and the table show is the same from the first columns alone
+            filters = facets.Filters().toggled("outcome", "EX fail")
+            light, heavy = facets.FacetIndex(prepared), facets.FacetIndex(merged)
+            assert light.counts(filters) == heavy.counts(filters)
+            assert (light.rows(filters, "pm") == heavy.rows(filters, "pm")).all()
+
+        # a rest read for other rows completes nothing
+        other = load_frame(ws, ["a"], columns=facets.columns_read())
+        assert with_rest(other, load_rest(ws, load_frame(ws, ["b"], columns=facets.columns_read()))) is None
+        assert with_rest(full, load_rest(ws, full)) is None  # nothing to add
