@@ -274,7 +274,7 @@ def create_app(
     open_note: str = "",
 ) -> SqlTriageApp:
     """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early."""
-    from sqltriage.core.pipeline.evaluate import EvalOptions
+    from sqltriage.core.pipeline.options import EvalOptions
 
     path = Path(workspace)
     existing = path.exists() and path.stat().st_size > 0
