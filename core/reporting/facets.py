@@ -322,6 +322,7 @@ def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False
 # --- the fast path: row numbers and live counts from numpy codes, built once per load ------------------
 
 _COLUMN_FACETS = ("model", "structural", "operators", "hardness", "reasoning", "db_id", "official_quirk")
+_RETAGGED = ("tags", "note")  # the columns a frame of the same rows may have changed (`retagged`)
 _WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse earlier searches
 
 
@@ -382,7 +383,7 @@ class FacetIndex:
     def __init__(self, frame: pl.DataFrame, *, _shared: FacetIndex | None = None) -> None:
         self.frame = frame
         self.height = frame.height
-        if _shared is not None:  # same rows in the same order, only the tags (or unsearched columns) changed
+        if _shared is not None:  # same rows in the same order: only tags, notes or columns it lacked changed
             for name in ("_codes", "_labels", "_parts", "_outcomes", "_index", "_texts"):
                 setattr(self, name, getattr(_shared, name))
         else:
@@ -404,11 +405,15 @@ class FacetIndex:
         self._tag_rows = tags.get_column("_r").to_numpy()
         self._tag_codes, self._tag_labels = _codes(tags.get_column("_f_tag").fill_null(NONE_VALUE))
         self._ranks: dict[str, tuple[np.ndarray, int]] = {}
+        if _shared is not None:  # the sort keys of columns a retag cannot change stay
+            with _shared._lock:
+                self._ranks.update((c, r) for c, r in _shared._ranks.items() if c not in _RETAGGED)
         self._words: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._lock = threading.Lock()
 
     def retagged(self, frame: pl.DataFrame) -> FacetIndex:
-        """The index of `frame`: the same rows as this one, whose tags (or columns not searched) changed."""
+        """The index of `frame`: the same rows as this one, whose tags or notes changed (or which gained
+        columns it did not have, `report.with_rest`); what else it computed stays."""
         return FacetIndex(frame, _shared=self)
 
     def _searched(self) -> tuple[_Texts, _Texts]:

@@ -75,6 +75,7 @@ class ProgressScreen(Screen):
         from sqltriage.core.pipeline.evaluate import evaluate
         from sqltriage.core.reporting.facets import prepare, use_ex_mode
         from sqltriage.core.reporting.report import load_frame
+        from sqltriage.tui.screens.browse.state import first_screen_columns
 
         app = self.app
         ws = app.workspace  # type: ignore[attr-defined]
@@ -97,7 +98,9 @@ class ProgressScreen(Screen):
                     )
             names = [p.name for p in self.predictions]
             mode = getattr(app, "ex_mode", "spider")
-            frame = prepare(use_ex_mode(load_frame(ws, names or None), mode))
+            # the browse screen's own columns first; it reads the rest once its rows are drawn
+            first = load_frame(ws, names or None, columns=first_screen_columns())
+            frame = prepare(use_ex_mode(first, mode))
             models = [m for m in ws.models() if not names or m in names]
         except Exception as exc:  # shown to the user instead of a traceback on a torn-down screen
             self.post_message(Loaded(None, [], error=str(exc)))

@@ -67,6 +67,8 @@ class FilteringMixin(BrowseState):
             self._start_filter()
 
     def _start_filter(self) -> None:
+        if self.filters.search.strip() and self.wait_for_rest(self.refilter):
+            return  # the predictions searched are still being read: the newest filter runs then
         self._filtering = True
         state = (self.filters, self.sort_column, self.sort_descending)
         self._filter_worker(self.generation, self.frame, self.index, self.cells, *state)
@@ -97,6 +99,7 @@ class FilteringMixin(BrowseState):
             self._warm_worker(message.index)
             self.call_after_refresh(freeze_long_lived)
             self.call_after_refresh(self._show_footer)
+            self.call_after_refresh(self._load_rest)  # the columns the first screen did not need
         if message.generation != self.generation or message.index.frame is not self.frame:
             self._start_filter()  # newer requests came in meanwhile: run once more with the latest
             return

@@ -9,7 +9,7 @@ Textual finds `@on` handlers only on classes made by its message-pump metaclass.
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,11 +21,22 @@ from textual.screen import Screen
 
 from sqltriage.core.model import Schema
 from sqltriage.core.reporting import facets
+from sqltriage.core.reporting.report import missing_columns
+from sqltriage.tui.widgets.examples_table import COLUMNS
 
 if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
     from sqltriage.core.suggest import Suggestion
 
 RowKey = tuple[int, str]  # (example index, model)
+
+
+def first_screen_columns() -> frozenset[str]:
+    """The stored columns the first screen shows or counts: the table's, the facets' and the outcomes'.
+
+    The screen can open on a frame of these alone (`report.load_frame(columns=...)`); it reads the
+    others (SQL texts, errors, partial-match detail, suggestions) once the rows are drawn.
+    """
+    return facets.columns_read() | {column for column, _, _ in COLUMNS}
 
 
 def freeze_long_lived() -> None:
@@ -89,6 +100,28 @@ class BrowseState(Screen):
         self.accepted_golds: Mapping[
             int, tuple[str, ...]
         ] = {}  # alternatives accepted in the app, by example
+        self._waiting: list[Callable[[], object]] = []  # what needs the columns still being read
+        self._rest_loading = False  # a worker is reading the columns the frame lacks
+
+    @property
+    def complete(self) -> bool:
+        """Whether the frame has every stored column (else the rest is being read: `loading`)."""
+        return not missing_columns(self.frame)
+
+    def wait_for_rest(self, action: Callable[[], object]) -> bool:
+        """True when the frame still lacks columns: `action` then runs once they are read (once, however
+        often it was asked for), and the caller stops there. False when it can go on now."""
+        if self.complete:
+            return False
+        if action not in self._waiting:
+            self._waiting.append(action)
+        return True
+
+    def _run_waiting(self) -> None:
+        """Run what waited for the frame's every column, in the order it was asked for."""
+        waiting, self._waiting = self._waiting, []
+        for action in waiting:
+            action()
 
     def _row_of(self, key: RowKey | None) -> int | None:
         """The table row showing `key`, or None when the filter hides it."""
@@ -110,6 +143,8 @@ class BrowseState(Screen):
     if TYPE_CHECKING:  # what one concern calls on another: each is defined once, in its own module
 
         async def _show_footer(self) -> None: ...  # screen
+        def _load_rest(self) -> None: ...  # loading
+        def _warm_worker(self, index: facets.FacetIndex) -> Any: ...  # filtering
         @property
         def view(self) -> pl.DataFrame: ...  # filtering
         def refilter(self, keep: RowKey | None = None) -> None: ...  # filtering

@@ -1,0 +1,88 @@
+"""The browse screen opens on its first columns and reads the rest afterwards: it ends up showing the same
+things, and what needs the rest (detail tabs, search, export, summary) waits for it rather than acting
+on a partial row."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import polars as pl
+from polars.testing import assert_frame_equal
+
+import sqltriage.core.reporting.report as report
+from sqltriage.core.reporting import facets
+from sqltriage.core.workspace.store import Workspace
+from sqltriage.tui.app import create_app
+from sqltriage.tui.screens.browse import BrowseScreen
+from sqltriage.tui.screens.modals import ExportDialog
+from sqltriage.tui.widgets.detail_pane import DetailPane
+from sqltriage.tui.widgets.examples_table import ExamplesTable
+
+from .conftest import OPTIONS, Evaluated, running, settle
+from .test_browse import shown
+
+
+async def test_the_screen_ends_up_with_the_frame_a_full_read_gives(sample_ws: Evaluated) -> None:
+    async with running(sample_ws) as (_app, _pilot, screen):
+        assert screen.complete
+        with Workspace.open(sample_ws.workspace) as ws:
+            full = facets.prepare(facets.use_ex_mode(report.load_frame(ws), screen.ex_mode))
+        assert_frame_equal(screen.frame, full)
+        row = screen._current_row()
+        assert row is not None and row["pred_sql"] and "pred_structural" in row
+        assert screen.query_one(DetailPane).text("sql").strip()  # the first row was analysed
+
+
+async def _until(condition: Any, pilot: Any) -> None:
+    for _ in range(2000):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the app did not get there in time")
+
+
+async def test_what_needs_the_rest_waits_for_it(sample_ws: Evaluated, monkeypatch: Any) -> None:
+    release = threading.Event()
+    read = report.load_rest
+
+    def held_back(ws: Workspace, frame: pl.DataFrame) -> pl.DataFrame:
+        assert release.wait(30)
+        return read(ws, frame)
+
+    monkeypatch.setattr(report, "load_rest", held_back)
+    frame = sample_ws.frame
+    word = "count"
+    expected = frame.filter(
+        pl.any_horizontal(
+            pl.col(c).fill_null("").str.to_lowercase().str.contains(word, literal=True)
+            for c in ("question", "gold_sql", "pred_sql")
+        )
+    ).height
+    assert 0 < expected < frame.height
+    app = create_app(sample_ws.workspace, sample_ws.inputs.dataset, sample_ws.inputs.predictions, OPTIONS)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _until(lambda: isinstance(app.screen, BrowseScreen) and app.screen.current is not None, pilot)
+        screen = app.screen
+        assert not screen.complete and "pred_sql" not in screen.frame.columns
+        assert shown(screen) == (frame.height, frame.height, frame.height)  # the first screen is whole
+        detail = screen.query_one(DetailPane)
+
+        await pilot.press("slash", *word)  # typed before the predictions are read: applied once they are
+        await pilot.press("escape", "e", "3")  # export and the results tab wait as well
+        await pilot.pause(0.1)
+        assert shown(screen)[0] == frame.height
+        assert not isinstance(app.screen, ExportDialog)
+        assert not detail.text("sql").strip() and not detail.text("results").strip()
+
+        release.set()
+        await _until(lambda: isinstance(app.screen, ExportDialog), pilot)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert screen.complete
+        assert shown(screen)[0] == shown(screen)[2] == expected
+        idx, model = screen.current
+        row = frame.filter((pl.col("index") == idx) & (pl.col("model") == model)).row(0, named=True)
+        assert detail.editor.text == (row["pred_sql"] or "")  # the stored prediction, not an empty one
+        assert detail.text("results").strip()
+        assert screen.query_one(ExamplesTable).row_count == expected
