@@ -173,7 +173,17 @@ class SqlTriageApp(App[None]):
             timeout=getattr(self.options, "timeout", 5.0),
             max_rows=getattr(self.options, "max_rows", 100_000),
         )
-        self.switch_screen(BrowseScreen(message.frame, sources, message.models, ex_mode=self.ex_mode))
+        opening = message.opening
+        self.switch_screen(
+            BrowseScreen(
+                message.frame,
+                sources,
+                message.models,
+                ex_mode=self.ex_mode,
+                index=getattr(opening, "index", None),
+                cells=getattr(opening, "cells", None),
+            )
+        )
         for note in (self.open_note, message.note):
             if note:
                 self.notify(note)

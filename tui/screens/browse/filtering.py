@@ -93,11 +93,13 @@ class FilteringMixin(BrowseState):
 
     def on_filters_applied(self, message: FiltersApplied) -> None:
         self._filtering = False
-        fresh = self.index is None
+        fresh = self.index is None or not self._opened  # a new load (its index maybe made beforehand)
         self.index, self.cells = message.index, message.data
         if fresh:
             self._warm_worker(message.index)
             self.call_after_refresh(freeze_long_lived)
+        if not self._opened:
+            self._opened = True
             self.call_after_refresh(self._show_footer)
             self.call_after_refresh(self._load_rest)  # the columns the first screen did not need
         if message.generation != self.generation or message.index.frame is not self.frame:

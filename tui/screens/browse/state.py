@@ -68,8 +68,16 @@ class BrowseState(Screen):
     """
 
     def __init__(
-        self, frame: pl.DataFrame, sources: Sources, models: list[str], *, ex_mode: str = "spider"
+        self,
+        frame: pl.DataFrame,
+        sources: Sources,
+        models: list[str],
+        *,
+        ex_mode: str = "spider",
+        index: facets.FacetIndex | None = None,
+        cells: pa.Table | None = None,
     ) -> None:
+        """`index` and `cells`: the facet index and table cells of `frame` if already made (`Opening`)."""
         super().__init__()
         self.ex_mode = ex_mode
         self.resolve_aliases = True
@@ -81,8 +89,10 @@ class BrowseState(Screen):
         self.filters = facets.Filters()
         self.sort_column: str | None = None
         self.sort_descending = False
-        self.index: facets.FacetIndex | None = None  # built from `frame` in the filter worker
-        self.cells: pa.Table | None = None  # every row's cells, made once per frame
+        given = index is not None and index.frame is frame and cells is not None
+        self.index: facets.FacetIndex | None = index if given else None  # else built by the filter worker
+        self.cells: pa.Table | None = cells if given else None  # every row's cells, made once per frame
+        self._opened = False  # the first rows have been shown
         self.rows: np.ndarray = np.zeros(0, dtype=np.int64)  # the frame's rows shown, in table order
         self._view: tuple[np.ndarray, pl.DataFrame] | None = None
         self.generation = 0
