@@ -22,6 +22,7 @@ from sqltriage.core.model import Dataset, PredictionSet
 from sqltriage.core.triage.taxonomy import Taxonomy, default_taxonomy
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.idle_gc import IdleCollector
+from sqltriage.tui.opening import Preload
 from sqltriage.tui.screens.browse import BrowseScreen, Sources
 from sqltriage.tui.screens.help import HelpScreen
 from sqltriage.tui.screens.progress import Loaded, ProgressScreen
@@ -135,8 +136,10 @@ class SqlTriageApp(App[None]):
         facets_open: Sequence[str] = (),
         facets_closed: Sequence[str] = (),
         open_note: str = "",
+        preload: Preload | None = None,
     ) -> None:
         super().__init__()
+        self.preload = preload  # the workspace's first screen, being read since before the app's imports
         self.open_note = open_note  # said once the browse screen is up (e.g. the dataset is gone)
         self.config_file = config_file  # where sidebar sections are remembered (None: not remembered)
         self.facet_sections = (tuple(facets_open), tuple(facets_closed))
@@ -282,8 +285,12 @@ def create_app(
     facets_open: Sequence[str] = (),
     facets_closed: Sequence[str] = (),
     open_note: str = "",
+    preload: Preload | None = None,
 ) -> SqlTriageApp:
-    """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early."""
+    """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early.
+
+    `preload`: the same workspace's first screen, already being read (`tui.opening.Preload`; only
+    when nothing is to be evaluated)."""
     from sqltriage.core.pipeline.options import EvalOptions
 
     path = Path(workspace)
@@ -302,4 +309,5 @@ def create_app(
         facets_open=facets_open,
         facets_closed=facets_closed,
         open_note=open_note,
+        preload=preload,
     )

@@ -4,16 +4,22 @@ on a partial row."""
 
 from __future__ import annotations
 
+import argparse
 import threading
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
 import sqltriage.core.reporting.report as report
 from sqltriage.core.reporting import facets
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.app import create_app
+from sqltriage.tui.commands.open_cmd import preload
+from sqltriage.tui.opening import Preload, read_opening
 from sqltriage.tui.screens.browse import BrowseScreen
 from sqltriage.tui.screens.modals import ExportDialog
 from sqltriage.tui.widgets.detail_pane import DetailPane
@@ -23,8 +29,14 @@ from .conftest import OPTIONS, Evaluated, running, settle
 from .test_browse import shown
 
 
-async def test_the_screen_ends_up_with_the_frame_a_full_read_gives(sample_ws: Evaluated) -> None:
-    async with running(sample_ws) as (_app, _pilot, screen):
+@pytest.mark.parametrize("preloaded", [False, True])
+async def test_the_screen_ends_up_with_the_frame_a_full_read_gives(
+    sample_ws: Evaluated, preloaded: bool
+) -> None:
+    # opened on the workspace alone (nothing to evaluate), read in the open worker or preloaded
+    kwargs = {"preload": Preload(sample_ws.workspace, "spider")} if preloaded else {}
+    alone = Evaluated(replace(sample_ws.inputs, predictions=()), sample_ws.workspace, sample_ws.frame)
+    async with running(alone, **kwargs) as (_app, _pilot, screen):
         assert screen.complete
         with Workspace.open(sample_ws.workspace) as ws:
             full = facets.prepare(facets.use_ex_mode(report.load_frame(ws), screen.ex_mode))
@@ -86,3 +98,22 @@ async def test_what_needs_the_rest_waits_for_it(sample_ws: Evaluated, monkeypatc
         assert detail.editor.text == (row["pred_sql"] or "")  # the stored prediction, not an empty one
         assert detail.text("results").strip()
         assert screen.query_one(ExamplesTable).row_count == expected
+
+
+def test_preloaded_only_what_open_shows_without_evaluating(sample_ws: Evaluated, tmp_path: Path) -> None:
+    def args(**given: Any) -> argparse.Namespace:
+        return argparse.Namespace(**({"dataset": None, "pred": None, "workspace": None} | given))
+
+    ws = str(sample_ws.workspace)
+    assert preload(args(workspace=ws, pred=["m=x.sql"])) is None  # an evaluation comes first
+    assert preload(args(dataset="x")) is None  # no workspace named: it is found from the dataset
+    assert preload(args(workspace=str(tmp_path / "new.db"))) is None  # a new one
+    early = preload(args(workspace=ws))
+    assert early is not None and early.path == sample_ws.workspace
+    with Workspace.open(sample_ws.workspace) as opened:
+        direct = read_opening(opened, (), early.ex_mode)
+    got = early.result()
+    assert_frame_equal(got.frame, direct.frame)
+    assert got.models == direct.models and got.cells.equals(direct.cells)
+    with pytest.raises(Exception, match="does not exist"):
+        Preload(tmp_path / "gone.db", "spider").result()  # the error comes back where the result is taken

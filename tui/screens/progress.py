@@ -80,7 +80,7 @@ class ProgressScreen(Screen):
 
     @work(thread=True, exclusive=True, group="open")
     def _open_worker(self) -> None:
-        from sqltriage.tui.screens.browse.loading import read_opening
+        from sqltriage.tui.opening import read_opening
 
         app = self.app
         ws = app.workspace  # type: ignore[attr-defined]
@@ -105,7 +105,11 @@ class ProgressScreen(Screen):
                     )
             # the browse screen's own columns first; it reads the rest once its rows are drawn
             names = [p.name for p in self.predictions]
-            opening = read_opening(ws, names, getattr(app, "ex_mode", "spider"))
+            preload = getattr(app, "preload", None)
+            if preload is not None and not names:  # read while the app was being imported
+                opening = preload.result()
+            else:
+                opening = read_opening(ws, names, getattr(app, "ex_mode", "spider"))
         except Exception as exc:  # shown to the user instead of a traceback on a torn-down screen
             self.post_message(Loaded(None, [], error=str(exc)))
             return

@@ -1,6 +1,6 @@
 """The rest of the frame, read once the first screen is drawn.
 
-The screen opens on the columns its table and sidebar show (`state.first_screen_columns`); the SQL texts,
+The screen opens on the columns its table and sidebar show (`tui.opening.first_screen_columns`); the SQL texts,
 errors, partial-match detail and suggestions of every row are read in a worker once the rows are on
 screen (a second or so at 100k rows), and what needs them (the detail tabs, search, export, the
 summary, accepting a prediction as gold) waits for them through `BrowseState.wait_for_rest`.
@@ -8,39 +8,13 @@ summary, accepting a prediction as gold) waits for them through `BrowseState.wai
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
-import pyarrow as pa
 from textual import work
 
-from sqltriage.core.reporting import facets
 from sqltriage.tui.screens.browse.messages import RestLoaded
-from sqltriage.tui.screens.browse.state import BrowseState, first_screen_columns
-from sqltriage.tui.widgets.examples_table import display_arrow
-
-
-@dataclass(frozen=True, slots=True)
-class Opening:
-    """What the browse screen opens on: its first columns prepared, the model order, and the facet index
-    and table cells of that frame (made before the screen exists, while the app has nothing else to do)."""
-
-    frame: pl.DataFrame
-    models: list[str]
-    index: facets.FacetIndex
-    cells: pa.Table
-
-
-def read_opening(ws: Any, names: Sequence[str], ex_mode: str) -> Opening:
-    """The first columns of `names`' rows (every model's for none) from the workspace `ws`, ready to show."""
-    from sqltriage.core.reporting.report import load_frame
-
-    first = load_frame(ws, list(names) or None, columns=first_screen_columns())
-    frame = facets.prepare(facets.use_ex_mode(first, ex_mode))
-    models = [m for m in ws.models() if not names or m in names]
-    return Opening(frame, models, facets.FacetIndex(frame), display_arrow(frame))
+from sqltriage.tui.screens.browse.state import BrowseState
 
 
 class LoadingMixin(BrowseState):

@@ -22,21 +22,11 @@ from textual.screen import Screen
 from sqltriage.core.model import Schema
 from sqltriage.core.reporting import facets
 from sqltriage.core.reporting.report import missing_columns
-from sqltriage.tui.widgets.examples_table import COLUMNS
 
 if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
     from sqltriage.core.suggest import Suggestion
 
 RowKey = tuple[int, str]  # (example index, model)
-
-
-def first_screen_columns() -> frozenset[str]:
-    """The stored columns the first screen shows or counts: the table's, the facets' and the outcomes'.
-
-    The screen can open on a frame of these alone (`report.load_frame(columns=...)`); it reads the
-    others (SQL texts, errors, partial-match detail, suggestions) once the rows are drawn.
-    """
-    return facets.columns_read() | {column for column, _, _ in COLUMNS}
 
 
 def freeze_long_lived() -> None:
@@ -77,7 +67,7 @@ class BrowseState(Screen):
         index: facets.FacetIndex | None = None,
         cells: pa.Table | None = None,
     ) -> None:
-        """`index` and `cells`: the facet index and table cells of `frame` if already made (`Opening`)."""
+        """`index` and `cells`: the facet index and table cells of `frame` if already made (`tui.opening`)."""
         super().__init__()
         self.ex_mode = ex_mode
         self.resolve_aliases = True
