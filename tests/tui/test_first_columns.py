@@ -117,3 +117,20 @@ def test_preloaded_only_what_open_shows_without_evaluating(sample_ws: Evaluated,
     assert got.models == direct.models and got.cells.equals(direct.cells)
     with pytest.raises(Exception, match="does not exist"):
         Preload(tmp_path / "gone.db", "spider").result()  # the error comes back where the result is taken
+
+
+async def test_a_start_without_collection_collects_again_once_the_rows_are_drawn(
+    sample_ws: Evaluated,
+) -> None:
+    import gc
+
+    from sqltriage.tui.idle_gc import pause_during_start
+
+    assert gc.isenabled()
+    pause_during_start()  # as `sqltriage open` does
+    try:
+        async with running(sample_ws) as (_app, _pilot, screen):
+            assert screen.current is not None
+            assert gc.isenabled()
+    finally:
+        gc.enable()

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, ProgressBar
 
 from sqltriage.core.model import Dataset, PredictionSet
+from sqltriage.tui.idle_gc import resume_after_start
 
 
 class EvalProgress(Message):
@@ -118,6 +119,7 @@ class ProgressScreen(Screen):
     def on_eval_progress(self, message: EvalProgress) -> None:
         if not message.total:
             return  # nothing to evaluate: stay blank until the browse screen replaces this one
+        resume_after_start()  # an evaluation may take long: collect as usual meanwhile
         self.query_one("#progress-box").display = True
         now = time.monotonic()
         started = self._stage_started.setdefault(message.stage, now)
