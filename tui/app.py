@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import events
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -160,7 +160,23 @@ class SqlTriageApp(App[None]):
             self.theme = self.initial_theme
         if self.keymap:
             self.set_keymap(self.keymap)
-        self.push_screen(ProgressScreen(self.workspace.path, self.dataset, self.predictions, self.options))
+        if self.preload is not None and not self.predictions:
+            self._take_preload()  # nothing to evaluate and the first screen is being read: no progress screen
+        else:
+            self.push_screen(
+                ProgressScreen(self.workspace.path, self.dataset, self.predictions, self.options)
+            )
+
+    @work(thread=True, exclusive=True, group="open")
+    def _take_preload(self) -> None:
+        """What the preload read (or its error), as the progress screen would have posted it."""
+        assert self.preload is not None
+        try:
+            opening = self.preload.result()
+        except Exception as exc:  # shown as the progress screen shows it: the app exits saying why
+            self.post_message(Loaded(None, [], error=str(exc)))
+            return
+        self.post_message(Loaded(opening.frame, opening.models, opening=opening))
 
     def on_loaded(self, message: Loaded) -> None:
         if message.frame is None:
@@ -177,16 +193,18 @@ class SqlTriageApp(App[None]):
             max_rows=getattr(self.options, "max_rows", 100_000),
         )
         opening = message.opening
-        self.switch_screen(
-            BrowseScreen(
-                message.frame,
-                sources,
-                message.models,
-                ex_mode=self.ex_mode,
-                index=getattr(opening, "index", None),
-                cells=getattr(opening, "cells", None),
-            )
+        browse = BrowseScreen(
+            message.frame,
+            sources,
+            message.models,
+            ex_mode=self.ex_mode,
+            index=getattr(opening, "index", None),
+            cells=getattr(opening, "cells", None),
         )
+        if isinstance(self.screen, ProgressScreen):
+            self.switch_screen(browse)
+        else:  # opened from a preload, without a progress screen
+            self.push_screen(browse)
         for note in (self.open_note, message.note):
             if note:
                 self.notify(note)

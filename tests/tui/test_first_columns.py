@@ -134,3 +134,13 @@ async def test_a_start_without_collection_collects_again_once_the_rows_are_drawn
             assert gc.isenabled()
     finally:
         gc.enable()
+
+
+async def test_a_preload_that_failed_is_reported_as_a_failed_load(
+    sample_ws: Evaluated, tmp_path: Path
+) -> None:
+    failed = Preload(tmp_path / "gone.sqltriage.db", "spider")
+    app = create_app(sample_ws.workspace, sample_ws.inputs.dataset, (), OPTIONS, preload=failed)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _until(lambda: bool(app.load_error), pilot)
+    assert "does not exist" in app.load_error

@@ -106,11 +106,7 @@ class ProgressScreen(Screen):
                     )
             # the browse screen's own columns first; it reads the rest once its rows are drawn
             names = [p.name for p in self.predictions]
-            preload = getattr(app, "preload", None)
-            if preload is not None and not names:  # read while the app was being imported
-                opening = preload.result()
-            else:
-                opening = read_opening(ws, names, getattr(app, "ex_mode", "spider"))
+            opening = read_opening(ws, names, getattr(app, "ex_mode", "spider"))
         except Exception as exc:  # shown to the user instead of a traceback on a torn-down screen
             self.post_message(Loaded(None, [], error=str(exc)))
             return

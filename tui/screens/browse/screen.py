@@ -67,7 +67,7 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin, Loadin
             from sqltriage.core.workspace.accepted import accepted
 
             self.accepted_golds = accepted(ws)
-        self.refilter()
+        self.show_first_rows()
         if (collector := getattr(self.app, "idle_gc", None)) is not None:
             collector.start(self)
 
