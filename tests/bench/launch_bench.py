@@ -13,6 +13,8 @@ is computed from the prediction text and the example, none from the model's name
 run times would differ). Both are kept in a cache folder (`$SQLTRIAGE_BENCH_CACHE`, default
 `<tmp>/sqltriage-bench-cache`), keyed by the input files and the workspace schema, so reruns are fast.
 
+A minimal Textual app (`tests.bench.minimal_app`, one line in the same form) is started as often,
+interleaved with them: the floor any Textual app pays on this machine under the load of the moment.
 Each size gets one untimed start first (page cache, the workspace's views), then `runs` timed ones:
 wall time to the row count (median, min), the app's CPU until then (user + system, from /proc), and
 its peak resident memory (the kernel's high-water mark, VmHWM) once the app has gone idle after the
@@ -289,8 +291,12 @@ def open_command(workspace: Path) -> list[str]:
     return [*head, "open", str(SPIDER_DEV), "--workspace", str(workspace)]
 
 
+MINIMAL = 0  # the key of the minimal Textual app's starts among the workspaces' (tests.bench.minimal_app)
+
+
 def measure(workspaces: dict[int, Path], runs: int, home: Path) -> dict[int, list[Launch]]:
-    """`runs` timed starts per workspace (after one untimed one), sizes interleaved run by run."""
+    """`runs` timed starts per workspace (after one untimed one), sizes interleaved run by run, and as
+    many of a minimal Textual app (under `MINIMAL`): the floor under the same load."""
     env = {
         "XDG_CONFIG_HOME": str(home / "config"),  # no user config: keys, theme and sidebar as shipped
         "XDG_CACHE_HOME": str(home / "cache"),
@@ -300,12 +306,14 @@ def measure(workspaces: dict[int, Path], runs: int, home: Path) -> dict[int, lis
     }
     tmux = Tmux()
     try:
-        out: dict[int, list[Launch]] = {n: [] for n in workspaces}
-        for ws in workspaces.values():
-            launch_once(tmux, open_command(ws), env)  # untimed: page cache, views made on first open
+        commands = {MINIMAL: [PYTHON, "-m", "tests.bench.minimal_app"]}
+        commands |= {n: open_command(ws) for n, ws in workspaces.items()}
+        out: dict[int, list[Launch]] = {n: [] for n in commands}
+        for command in commands.values():
+            launch_once(tmux, command, env)  # untimed: page cache, views made on first open
         for _ in range(runs):
-            for n, ws in workspaces.items():
-                out[n].append(launch_once(tmux, open_command(ws), env))
+            for n, command in commands.items():
+                out[n].append(launch_once(tmux, command, env))
         return out
     finally:
         tmux.close()
@@ -333,11 +341,16 @@ def run(runs: int, home: Path, systems: tuple[int, ...] = SYSTEMS) -> list[Figur
         results = measure(workspaces, runs, home)
         old = {n: [_in_process(ws, False) for _ in range(runs)] for n, ws in workspaces.items()}
         old_preds = [_in_process(workspaces[8], True) for _ in range(runs)] if 8 in workspaces else []
+    floor = results.pop(MINIMAL)
+    minimal = Figure("L", "minimal Textual app, start to its line (floor)", "s", [x.wall for x in floor])
+    minimal.note = "tests.bench.minimal_app under the same load, interleaved with the starts below"
+    figures.append(minimal)
     for n, launches in results.items():
         rows = launches[0].rows
         wall = Figure("L", f"open to row count, {n} systems ({rows} rows)", "s", [x.wall for x in launches])
         wall.target, wall.target_text = TARGETS.get(n), f"<= {TARGETS.get(n, 0):.1f} s"
-        wall.note = f"160x45 tmux window; min {min(x.wall for x in launches):.2f} s"
+        ratio = statistics.median(wall.samples) / max(statistics.median(minimal.samples), 1e-9)
+        wall.note = f"160x45 tmux window; {ratio:.1f}x the minimal app's median"
         cpu = Figure("L", f"  app CPU until the row count, {n} systems", "s", [x.cpu for x in launches])
         settle = Figure("L", f"  until the app goes idle, {n} systems", "s", [x.settled for x in launches])
         settle.note = "deferred work (sort keys, the first row's analysis) included"
