@@ -188,7 +188,16 @@ def load_rest(workspace: Workspace, frame: pl.DataFrame) -> pl.DataFrame:
         if res_cols:
             models = keys.get_column("model").unique(maintain_order=True).to_list()
             results = _read_results(db, res_cols, models).rename({"idx": "index"})
-            keys = keys.join(results, on=["index", "model"], how="left", maintain_order="left")
+            # where each of the frame's rows is among those read (null: gone meanwhile), then each column
+            # put in the frame's order and dropped as read, so that only one column is ever held twice
+            where = keys.join(
+                results.select("index", "model").with_row_index("_at"),
+                on=["index", "model"],
+                how="left",
+                maintain_order="left",
+            ).get_column("_at")
+            keys = keys.hstack([results.drop_in_place(c).gather(where) for c in res_cols])
+            del results
         if ex_cols:
             examples = _read_examples(db, ex_cols).rename({"idx": "index"})
             keys = keys.join(examples, on="index", how="left", maintain_order="left")
@@ -223,22 +232,31 @@ def _read(db: sqlite3.Connection, sql: str, params: list[Any], schema: dict[str,
     others = [c for c in schema if c not in floats]
     frame = pl.DataFrame()
     if others:
-        arrays = db.execute(
+        cursor = db.execute(
             "SELECT " + ", ".join(f"json_group_array([{c}])" for c in others) + f" FROM ({sql})", params
-        ).fetchone()
-        frame = pl.DataFrame(
-            [_decoded(c, text, schema[c]) for c, text in zip(others, arrays, strict=True)],
-            schema={c: schema[c] for c in others},
         )
+        arrays = list(cursor.fetchone())
+        cursor.close()  # SQLite's copy of the arrays goes now, each Python one once decoded
+        columns = []
+        for i, name in enumerate(others):
+            columns.append(_decoded(name, arrays[i], schema[name]))
+            arrays[i] = None
+        frame = pl.DataFrame(columns, schema={c: schema[c] for c in others})
     if floats:
-        rows = db.execute(
-            "SELECT " + ", ".join(f"[{c}]" for c in floats) + f" FROM ({sql})", params
-        ).fetchall()
-        reals = pl.DataFrame(rows, schema={c: schema[c] for c in floats}, orient="row")
+        cursor = db.execute("SELECT " + ", ".join(f"[{c}]" for c in floats) + f" FROM ({sql})", params)
+        kinds = {c: schema[c] for c in floats}
+        chunks = [
+            pl.DataFrame(rows, schema=kinds, orient="row")
+            for rows in iter(lambda: cursor.fetchmany(_BATCH), [])
+        ]
+        reals = pl.concat(chunks, rechunk=True) if chunks else pl.DataFrame(schema=kinds)
         if others and reals.height != frame.height:
             raise RuntimeError("two passes of one query inside one read transaction gave different rows")
         frame = frame.hstack(reals.get_columns()) if others else reals
     return frame.select(list(schema))
+
+
+_BATCH = 20_000  # rows of REAL columns fetched at a time: never a Python tuple for every row at once
 
 
 def _decoded(name: str, text: str | None, dtype: Any) -> pl.Series:
