@@ -232,16 +232,20 @@ def _read(db: sqlite3.Connection, sql: str, params: list[Any], schema: dict[str,
     others = [c for c in schema if c not in floats]
     frame = pl.DataFrame()
     if others:
-        cursor = db.execute(
-            "SELECT " + ", ".join(f"json_group_array([{c}])" for c in others) + f" FROM ({sql})", params
-        )
-        arrays = list(cursor.fetchone())
-        cursor.close()  # SQLite's copy of the arrays goes now, each Python one once decoded
-        columns = []
-        for i, name in enumerate(others):
-            columns.append(_decoded(name, arrays[i], schema[name]))
-            arrays[i] = None
-        frame = pl.DataFrame(columns, schema={c: schema[c] for c in others})
+        # the bulkiest texts each in a pass of their own: SQLite's array of one, its Python copy and its
+        # decoded column are all held at once, which for every column together would double the peak
+        groups = [[c for c in others if c not in _APART], *([c] for c in others if c in _APART)]
+        columns: dict[str, pl.Series] = {}
+        for group in filter(None, groups):
+            cursor = db.execute(
+                "SELECT " + ", ".join(f"json_group_array([{c}])" for c in group) + f" FROM ({sql})", params
+            )
+            arrays = list(cursor.fetchone())
+            cursor.close()  # SQLite's copy of the arrays goes now, each Python one once decoded
+            for i, name in enumerate(group):
+                columns[name] = _decoded(name, arrays[i], schema[name])
+                arrays[i] = None
+        frame = pl.DataFrame([columns[c] for c in others], schema={c: schema[c] for c in others})
     if floats:
         cursor = db.execute("SELECT " + ", ".join(f"[{c}]" for c in floats) + f" FROM ({sql})", params)
         kinds = {c: schema[c] for c in floats}
@@ -256,6 +260,7 @@ def _read(db: sqlite3.Connection, sql: str, params: list[Any], schema: dict[str,
     return frame.select(list(schema))
 
 
+_APART = ("pred_sql", "suggested_why")  # most of a results table's bytes: read in passes of their own
 _BATCH = 20_000  # rows of REAL columns fetched at a time: never a Python tuple for every row at once
 
 
