@@ -66,7 +66,7 @@ class Preload:
         from sqltriage.core.workspace.store import Workspace
 
         try:
-            with Workspace.open(self.path, create=False) as ws:
+            with Workspace.open_for_reading(self.path) as ws:  # reading changes nothing
                 self._opening = read_opening(ws, (), self.ex_mode)
         except Exception as exc:  # raised again where the result is taken, as read_opening's would be
             self._error = exc
