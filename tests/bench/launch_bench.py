@@ -343,7 +343,9 @@ def run(runs: int, home: Path, systems: tuple[int, ...] = SYSTEMS) -> list[Figur
         old_preds = [_in_process(workspaces[8], True) for _ in range(runs)] if 8 in workspaces else []
     floor = results.pop(MINIMAL)
     minimal = Figure("L", "minimal Textual app, start to its line (floor)", "s", [x.wall for x in floor])
-    minimal.note = "tests.bench.minimal_app under the same load, interleaved with the starts below"
+    minimal.note = (
+        "under the same load, interleaved with the starts below; project bytecode compiled (compileall)"
+    )
     figures.append(minimal)
     for n, launches in results.items():
         rows = launches[0].rows
