@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import events
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -22,6 +22,7 @@ from sqltriage.core.model import Dataset, PredictionSet
 from sqltriage.core.triage.taxonomy import Taxonomy, default_taxonomy
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.idle_gc import IdleCollector
+from sqltriage.tui.opening import Preload
 from sqltriage.tui.screens.browse import BrowseScreen, Sources
 from sqltriage.tui.screens.help import HelpScreen
 from sqltriage.tui.screens.progress import Loaded, ProgressScreen
@@ -135,8 +136,10 @@ class SqlTriageApp(App[None]):
         facets_open: Sequence[str] = (),
         facets_closed: Sequence[str] = (),
         open_note: str = "",
+        preload: Preload | None = None,
     ) -> None:
         super().__init__()
+        self.preload = preload  # the workspace's first screen, being read since before the app's imports
         self.open_note = open_note  # said once the browse screen is up (e.g. the dataset is gone)
         self.config_file = config_file  # where sidebar sections are remembered (None: not remembered)
         self.facet_sections = (tuple(facets_open), tuple(facets_closed))
@@ -157,7 +160,23 @@ class SqlTriageApp(App[None]):
             self.theme = self.initial_theme
         if self.keymap:
             self.set_keymap(self.keymap)
-        self.push_screen(ProgressScreen(self.workspace.path, self.dataset, self.predictions, self.options))
+        if self.preload is not None and not self.predictions:
+            self._take_preload()  # nothing to evaluate and the first screen is being read: no progress screen
+        else:
+            self.push_screen(
+                ProgressScreen(self.workspace.path, self.dataset, self.predictions, self.options)
+            )
+
+    @work(thread=True, exclusive=True, group="open")
+    def _take_preload(self) -> None:
+        """What the preload read (or its error), as the progress screen would have posted it."""
+        assert self.preload is not None
+        try:
+            opening = self.preload.result()
+        except Exception as exc:  # shown as the progress screen shows it: the app exits saying why
+            self.post_message(Loaded(None, [], error=str(exc)))
+            return
+        self.post_message(Loaded(opening.frame, opening.models, opening=opening))
 
     def on_loaded(self, message: Loaded) -> None:
         if message.frame is None:
@@ -173,7 +192,19 @@ class SqlTriageApp(App[None]):
             timeout=getattr(self.options, "timeout", 5.0),
             max_rows=getattr(self.options, "max_rows", 100_000),
         )
-        self.switch_screen(BrowseScreen(message.frame, sources, message.models, ex_mode=self.ex_mode))
+        opening = message.opening
+        browse = BrowseScreen(
+            message.frame,
+            sources,
+            message.models,
+            ex_mode=self.ex_mode,
+            index=getattr(opening, "index", None),
+            cells=getattr(opening, "cells", None),
+        )
+        if isinstance(self.screen, ProgressScreen):
+            self.switch_screen(browse)
+        else:  # opened from a preload, without a progress screen
+            self.push_screen(browse)
         for note in (self.open_note, message.note):
             if note:
                 self.notify(note)
@@ -272,9 +303,13 @@ def create_app(
     facets_open: Sequence[str] = (),
     facets_closed: Sequence[str] = (),
     open_note: str = "",
+    preload: Preload | None = None,
 ) -> SqlTriageApp:
-    """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early."""
-    from sqltriage.core.pipeline.evaluate import EvalOptions
+    """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early.
+
+    `preload`: the same workspace's first screen, already being read (`tui.opening.Preload`; only
+    when nothing is to be evaluated)."""
+    from sqltriage.core.pipeline.options import EvalOptions
 
     path = Path(workspace)
     existing = path.exists() and path.stat().st_size > 0
@@ -292,4 +327,5 @@ def create_app(
         facets_open=facets_open,
         facets_closed=facets_closed,
         open_note=open_note,
+        preload=preload,
     )

@@ -280,6 +280,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(["open", *(argv if argv is not None else sys.argv[1:])])
     from sqltriage.core.errors import SqlTriageError
 
+    if command == "open":
+        from sqltriage.tui.idle_gc import pause_during_start
+
+        pause_during_start()  # on again once the first rows are drawn
     try:
         module = importlib.import_module(f"sqltriage.tui.commands.{command}_cmd")
         return int(module.run(args))

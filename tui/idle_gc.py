@@ -63,3 +63,27 @@ class IdleCollector:
         if gc.get_count()[2] > 0:  # young collections happened since the last full pass: garbage may wait
             gc.collect()
             self.full_passes += 1
+
+
+_paused_at_start = False
+
+
+def pause_during_start() -> None:
+    """No cyclic collection while the app starts: its imports and first screen make some 10^5 objects
+    that live as long as the app, and collecting young generations as they pile up costs about a tenth
+    of the start's CPU. `resume_after_start` turns it back on (the first rows drawn, or an evaluation to
+    wait for); a process that never gets there exits anyway."""
+    global _paused_at_start
+    if gc.isenabled():
+        gc.disable()
+        _paused_at_start = True
+
+
+def resume_after_start() -> bool:
+    """Undo `pause_during_start`; True when it had paused (a collector turned off elsewhere stays off)."""
+    global _paused_at_start
+    if not _paused_at_start:
+        return False
+    _paused_at_start = False
+    gc.enable()
+    return True

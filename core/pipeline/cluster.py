@@ -112,7 +112,7 @@ def _initialised_call(setup: RunSetup, fn: Callable[..., Any], *args: Any) -> An
 def software_view() -> dict[str, str]:
     """Which sqltriage a process runs: results from another version or metric definition do not mix."""
     from sqltriage.core import __version__
-    from sqltriage.core.pipeline.evaluate import METRICS_VERSION
+    from sqltriage.core.pipeline.options import METRICS_VERSION
 
     return {"version": __version__, "metrics": METRICS_VERSION}
 
@@ -352,7 +352,7 @@ def _size(path: Path) -> int | None:
 def check_workers(client: Any, databases: Mapping[str, Path | None], address: str) -> None:
     """Every worker sees every database at the client's path, and runs the same sqltriage: else say so."""
     from sqltriage.core import __version__
-    from sqltriage.core.pipeline.evaluate import METRICS_VERSION
+    from sqltriage.core.pipeline.options import METRICS_VERSION
 
     expected = [(str(path), _size(Path(path))) for _, path in sorted(databases.items()) if path is not None]
     try:

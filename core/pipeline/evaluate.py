@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sqltriage.core.model import Dataset, PredictionSet
+from sqltriage.core.pipeline.options import NEIGHBOURS_META, EvalOptions  # (also found here by callers)
 from sqltriage.core.pipeline.pair import (
     GoldContext,
     base_example_rows,
@@ -26,35 +27,10 @@ from sqltriage.core.pipeline.pair import (
     gold_row,
 )
 from sqltriage.core.processes import die_with_parent, ensure_resource_tracker, quiet_worker, stderr_captured
-from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, file_digest
+from sqltriage.core.verdicts.execution import file_digest
 from sqltriage.core.workspace.store import Workspace, dataset_fingerprint
 
-METRICS_VERSION = "13"  # bump whenever a metric's definition changes: stored results are then recomputed
-
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
-NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
-
-
-@dataclass(frozen=True, slots=True)
-class EvalOptions:
-    timeout: float = DEFAULT_TIMEOUT
-    max_rows: int = DEFAULT_MAX_ROWS
-    jobs: int | None = None  # worker processes; None = one per core
-    chunk_size: int = 24  # examples per task
-    features: bool = True  # copy cached question features into the workspace (never computed here)
-    pipeline: str | None = None  # spaCy pipeline name; None = the default
-    pool_min_pairs: int | None = None  # fewer pairs run in this process; None = by start method (pool_start)
-    cluster: str | None = None  # a Dask scheduler address, or local:N; None = this machine's processes
-    neighbours: int = 0  # K neighbour databases per database for `ex_ts`; 0 = off
-    seed: int = 0  # seed of the neighbour generation
-    neighbour_cache: str | None = (
-        None  # folder of the neighbour sets; None = $XDG_CACHE_HOME/sqltriage/neighbours
-    )
-    start_method: str | None = None  # "fork" | "spawn" for the pool; None = fork where safe (pool_start)
-
-    def result_key(self) -> str:
-        ts = f":n{self.neighbours}:s{self.seed}" if self.neighbours > 0 else ""
-        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}"
 
 
 @dataclass(slots=True)

@@ -17,7 +17,8 @@ import sys
 import threading
 from multiprocessing.context import BaseContext
 
-START_METHODS = ("fork", "spawn")
+from sqltriage.core.pipeline.options import START_METHODS
+
 SPAWN_MIN_PAIRS = 400  # a spawned worker imports the evaluation stack first: worth it for many pairs only
 FORK_MIN_PAIRS = 100  # a forked one starts at once
 

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sqltriage.core.errors import UsageError
-from sqltriage.core.pipeline.evaluate import NEIGHBOURS_META, EvalOptions
-from sqltriage.core.pipeline.pool_start import START_METHODS
+from sqltriage.core.pipeline.options import NEIGHBOURS_META, START_METHODS, EvalOptions
 
 
 def option_names() -> list[str]:

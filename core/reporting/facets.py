@@ -174,6 +174,18 @@ def outcome_exprs() -> dict[str, pl.Expr]:
 OUTCOMES: tuple[str, ...] = tuple(outcome_exprs())
 
 
+def columns_read() -> frozenset[str]:
+    """The frame's stored columns that facets, outcomes, counts and `use_ex_mode` read.
+
+    A screen that shows only facets and a few columns first loads these (`report.load_frame(columns=...)`)
+    and the rest afterwards; taken from the expressions themselves, so an outcome added above is covered.
+    """
+    used = {"index", "model", "tags", *_COLUMN_FACETS, *(f"ex_{mode}" for mode in EX_MODES)}
+    for expr in outcome_exprs().values():
+        used.update(expr.meta.root_names())
+    return frozenset(used)
+
+
 def _outcome_column(name: str) -> str:
     return f"_o{OUTCOMES.index(name)}"
 
@@ -230,19 +242,17 @@ def _tag_list(tags: pl.Expr) -> pl.Expr:
 
 
 def prepare(frame: pl.DataFrame) -> pl.DataFrame:
-    """The frame with what filtering needs computed once: facet text columns, outcome flags, search text.
+    """The frame with what filtering needs computed once: facet text columns and outcome flags.
 
-    Done once per load, so that every keystroke filters with cheap column comparisons only.
+    Done once per load, so that every keystroke filters with cheap column comparisons only. The
+    searched text is not made here: `FacetIndex` keeps it per distinct text, when a search first asks.
     """
     text_facets = [
         pl.col(c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}") for c in _COLUMN_FACETS
     ]
     tag_list = _tag_list(pl.col("tags"))
-    search = pl.concat_str(
-        [pl.col(c).fill_null("") for c in SEARCH_COLUMNS], separator="\n"
-    ).str.to_lowercase()
     outcomes = [expr.alias(_outcome_column(name)) for name, expr in outcome_exprs().items()]
-    return frame.with_columns(*text_facets, tag_list.alias("_f_tag"), search.alias("_search"), *outcomes)
+    return frame.with_columns(*text_facets, tag_list.alias("_f_tag"), *outcomes)
 
 
 def facet_expr(facet: str, values: frozenset[str] | set[str]) -> pl.Expr:
@@ -269,7 +279,10 @@ def search_expr(text: str) -> pl.Expr:
     words = [w for w in text.lower().split() if w]
     if not words:
         return pl.lit(True)
-    return pl.all_horizontal(*(pl.col("_search").str.contains(w, literal=True) for w in words))
+    searched = pl.concat_str(
+        [pl.col(c).fill_null("") for c in SEARCH_COLUMNS], separator="\n"
+    ).str.to_lowercase()
+    return pl.all_horizontal(*(searched.str.contains(w, literal=True) for w in words))
 
 
 def filter_expr(filters: Filters, *, exclude: str | None = None) -> pl.Expr:
@@ -309,6 +322,7 @@ def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False
 # --- the fast path: row numbers and live counts from numpy codes, built once per load ------------------
 
 _COLUMN_FACETS = ("model", "structural", "operators", "hardness", "reasoning", "db_id", "official_quirk")
+_RETAGGED = ("tags", "note")  # the columns a frame of the same rows may have changed (`retagged`)
 _WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse earlier searches
 
 
@@ -352,11 +366,6 @@ class _Texts:
     of_row: np.ndarray
 
 
-def _distinct_texts(text: pl.Series) -> _Texts:
-    codes, labels = _codes(text)
-    return _Texts(pl.Series(labels, dtype=pl.Utf8), codes)
-
-
 class FacetIndex:
     """A prepared frame's filter columns as integer codes, so that each keystroke costs milliseconds.
 
@@ -369,8 +378,8 @@ class FacetIndex:
     def __init__(self, frame: pl.DataFrame, *, _shared: FacetIndex | None = None) -> None:
         self.frame = frame
         self.height = frame.height
-        if _shared is not None:  # same rows in the same order, only the tags changed
-            for name in ("_codes", "_labels", "_parts", "_outcomes", "_index", "_examples", "_preds"):
+        if _shared is not None:  # same rows in the same order: only tags, notes or columns it lacked changed
+            for name in ("_codes", "_labels", "_parts", "_outcomes", "_index", "_texts"):
                 setattr(self, name, getattr(_shared, name))
         else:
             self._codes: dict[str, np.ndarray] = {}
@@ -385,21 +394,47 @@ class FacetIndex:
                 [frame.get_column(_outcome_column(n)).to_numpy() for n in OUTCOMES]
             ).astype(bool)
             self._index = frame.get_column("index").to_numpy()
-            per_example = pl.concat_str(
-                [pl.col(c).fill_null("") for c in SEARCH_COLUMNS[:2]], separator="\n"
-            ).str.to_lowercase()
-            self._examples = _distinct_texts(frame.select(per_example).to_series())
-            self._preds = _distinct_texts(frame.get_column("pred_sql").fill_null("").str.to_lowercase())
+            # the searched texts, made when a search first needs them (or by `warm`): shared by `retagged`
+            self._texts: list[tuple[_Texts, _Texts]] = []
         tags = frame.select(pl.int_range(pl.len(), dtype=pl.Int64).alias("_r"), "_f_tag").explode("_f_tag")
         self._tag_rows = tags.get_column("_r").to_numpy()
         self._tag_codes, self._tag_labels = _codes(tags.get_column("_f_tag").fill_null(NONE_VALUE))
         self._ranks: dict[str, tuple[np.ndarray, int]] = {}
+        if _shared is not None:  # the sort keys of columns a retag cannot change stay
+            with _shared._lock:
+                self._ranks.update((c, r) for c, r in _shared._ranks.items() if c not in _RETAGGED)
         self._words: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._lock = threading.Lock()
 
     def retagged(self, frame: pl.DataFrame) -> FacetIndex:
-        """The index of `frame`, the same rows as this one after a tag change (`with_tag_change`)."""
+        """The index of `frame`: the same rows as this one, whose tags or notes changed (or which gained
+        columns it did not have, `report.with_rest`); what else it computed stays."""
         return FacetIndex(frame, _shared=self)
+
+    def _searched(self) -> tuple[_Texts, _Texts]:
+        """The example texts (question and gold SQL, one per example) and the distinct predicted SQL
+        texts, lower-cased, and which of each every row has; made once.
+
+        An example's text is the same on all its rows and a prediction recurs across rows, so both are
+        made from the distinct values, not once per row (at 100k rows that was 40 MB and 100 ms)."""
+        with self._lock:
+            if not self._texts:
+                per_example = pl.concat_str(
+                    [pl.col(c).fill_null("") for c in SEARCH_COLUMNS[:2]], separator="\n"
+                ).str.to_lowercase()
+                examples = self.frame.select("index", *SEARCH_COLUMNS[:2]).unique(
+                    "index", maintain_order=True
+                )
+                of_row = self.frame.get_column("index").replace_strict(
+                    examples.get_column("index"),
+                    pl.int_range(examples.height, dtype=pl.Int32, eager=True),
+                    return_dtype=pl.Int32,
+                )
+                texts = _Texts(examples.select(per_example).to_series(), of_row.to_numpy())
+                codes, labels = _codes(self.frame.get_column("pred_sql").fill_null(""))
+                preds = _Texts(pl.Series(labels, dtype=pl.Utf8).str.to_lowercase(), codes)
+                self._texts.append((texts, preds))
+            return self._texts[0]
 
     # --- masks ------------------------------------------------------------------------------------
 
@@ -430,7 +465,7 @@ class FacetIndex:
         if hit is not None:
             return hit
         found = []
-        for texts, prior in zip((self._examples, self._preds), priors, strict=True):
+        for texts, prior in zip(self._searched(), priors, strict=True):
             if prior is None:
                 found.append(texts.texts.str.contains(word, literal=True).to_numpy())
                 continue
@@ -450,7 +485,8 @@ class FacetIndex:
         mask: np.ndarray | None = None
         for word in dict.fromkeys(w for w in filters.search.lower().split() if w):
             in_example, in_pred = self._word(word)
-            m = in_example[self._examples.of_row] | in_pred[self._preds.of_row]
+            examples, preds = self._searched()
+            m = in_example[examples.of_row] | in_pred[preds.of_row]
             mask = m if mask is None else mask & m
         if filters.examples is not None:
             m = np.isin(self._index, np.fromiter(filters.examples, dtype=self._index.dtype))
@@ -532,11 +568,14 @@ class FacetIndex:
         hit = np.flatnonzero((self._index == index) & is_model)
         return int(hit[0]) if len(hit) else None
 
-    def warm(self, columns: Iterable[str]) -> None:
-        """Compute the sort keys of `columns` now (in a worker), so that no keystroke waits for them."""
+    def warm(self, columns: Iterable[str], *, search: bool = True) -> None:
+        """Compute the sort keys of `columns` (and the searched texts) now, in a worker, so that no
+        keystroke waits for them."""
         for column in columns:
             if column in self.frame.columns:
                 self.sort_key(column)
+        if search and "pred_sql" in self.frame.columns:
+            self._searched()
 
 
 def outcome_names_matching(pattern: str) -> list[str]:

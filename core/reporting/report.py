@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -96,56 +97,44 @@ _PL_TYPES = {int: pl.Int64, float: pl.Float64, str: pl.Utf8}
 
 
 def load_frame(
-    workspace: Workspace, models: Sequence[str] | None = None, *, columns: Sequence[str] | None = None
+    workspace: Workspace, models: Sequence[str] | None = None, *, columns: Collection[str] | None = None
 ) -> pl.DataFrame:
     """One row per (example, model): results joined with their example, tags (joined by ', ') and note.
 
     Each table is read once and joined in polars: an example's text is fetched once, not once per
     model, which is most of the cost of opening a workspace with many models. `columns` reads only
-    those stored columns (plus the keys, `ex`, tags and note): a command that needs a few columns of
-    tens of thousands of rows skips the texts.
+    these stored columns (the keys, `ex`, tags, note and model order always come): a command that
+    needs a few columns of tens of thousands of rows skips the texts, and a first screen reads the
+    others later with `load_rest`.
     """
     from sqltriage.core.reporting.views import ensure_views
 
     ensure_views(workspace)  # the `evaluations` view for the sqlite3 / sqlite-utils command line
     keep = None if columns is None else {*columns, "model", "ex"}
     ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx" and (keep is None or c in keep)]
-    res_cols = [c for c in RESULT_COLUMNS if c != "idx" and (keep is None or c in keep)]
-    where, params = "", []
-    if models:
-        where = f" WHERE model IN ({', '.join('?' for _ in models)})"
-        params = list(models)
-    results = _read(
-        workspace,
-        "SELECT " + ", ".join(["idx", *(f"[{c}]" for c in res_cols)]) + " FROM results" + where,
-        params,
-        {"idx": pl.Int64} | {c: _PL_TYPES[RESULT_COLUMNS[c]] for c in res_cols},
-    )
-    examples = _read(
-        workspace,
-        "SELECT " + ", ".join(["idx", *(f"[{c}]" for c in ex_cols)]) + " FROM examples",
-        [],
-        {"idx": pl.Int64} | {c: _PL_TYPES[EXAMPLE_COLUMNS[c]] for c in ex_cols},
-    )
-    tags = _read(
-        workspace,
-        "SELECT idx, model, group_concat(tag, ', ') AS tags FROM "
-        "(SELECT idx, model, tag FROM tags ORDER BY idx, model, tag) GROUP BY idx, model",
-        [],
-        {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8},
-    )
-    notes = _read(
-        workspace,
-        "SELECT idx, model, note FROM notes",
-        [],
-        {"idx": pl.Int64, "model": pl.Utf8, "note": pl.Utf8},
-    )
-    positions = _read(
-        workspace,
-        "SELECT name AS model, position AS model_position FROM models",
-        [],
-        {"model": pl.Utf8, "model_position": pl.Int64},
-    )
+    res_cols = [c for c in RESULT_COLUMNS if c not in ("idx", "model") and (keep is None or c in keep)]
+    with workspace.snapshot() as db:
+        results = _read_results(db, res_cols, models)
+        examples = _read_examples(db, ex_cols)
+        tags = _read(
+            db,
+            "SELECT idx, model, group_concat(tag, ', ') AS tags FROM "
+            "(SELECT idx, model, tag FROM tags ORDER BY idx, model, tag) GROUP BY idx, model",
+            [],
+            {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8},
+        )
+        notes = _read(
+            db,
+            "SELECT idx, model, note FROM notes",
+            [],
+            {"idx": pl.Int64, "model": pl.Utf8, "note": pl.Utf8},
+        )
+        positions = _read(
+            db,
+            "SELECT name AS model, position AS model_position FROM models",
+            [],
+            {"model": pl.Utf8, "model_position": pl.Int64},
+        )
     frame = (
         results.join(examples, on="idx", how="inner")
         .join(positions, on="model", how="inner")
@@ -153,20 +142,146 @@ def load_frame(
         .join(notes, on=["idx", "model"], how="left")
         .sort(["model_position", "idx"], maintain_order=True)
     )
-    order = ["idx", *res_cols, *ex_cols, "tags", "note", "model_position"]
-    return reviewed_columns(frame.select(order).rename({"idx": "index"}))
+    order = [c for c in _STORED_ORDER if c in frame.columns or c == "index"]
+    return reviewed_columns(frame.rename({"idx": "index"}).select(order))
 
 
-def _read(workspace: Workspace, sql: str, params: list[Any], schema: dict[str, Any]) -> pl.DataFrame:
-    """A query's rows as a frame with the given column types, built column by column."""
-    rows = workspace.db.execute(sql, params).fetchall()
-    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
-    return pl.DataFrame(
-        {
-            name: pl.Series(name, list(col), dtype=dtype)
-            for (name, dtype), col in zip(schema.items(), columns, strict=True)
-        }
+# A full frame's stored columns, in order (computed ones such as ex_reviewed follow them).
+_STORED_ORDER = (
+    "index",
+    *(c for c in RESULT_COLUMNS if c != "idx"),
+    *(c for c in EXAMPLE_COLUMNS if c != "idx"),
+    "tags",
+    "note",
+    "model_position",
+)
+
+
+def _read_results(
+    db: sqlite3.Connection, columns: Sequence[str], models: Sequence[str] | None
+) -> pl.DataFrame:
+    """`columns` of the results of `models` (every model for None), with their keys `model` and `idx`."""
+    where, params = "", []
+    if models:
+        where = f" WHERE model IN ({', '.join('?' for _ in models)})"
+        params = list(models)
+    return _read(
+        db,
+        "SELECT idx, model" + "".join(f", [{c}]" for c in columns) + " FROM results" + where,
+        params,
+        {"idx": pl.Int64, "model": pl.Utf8} | {c: _PL_TYPES[RESULT_COLUMNS[c]] for c in columns},
     )
+
+
+def _read_examples(db: sqlite3.Connection, columns: Sequence[str]) -> pl.DataFrame:
+    return _read(
+        db,
+        "SELECT idx" + "".join(f", [{c}]" for c in columns) + " FROM examples",
+        [],
+        {"idx": pl.Int64} | {c: _PL_TYPES[EXAMPLE_COLUMNS[c]] for c in columns},
+    )
+
+
+def missing_columns(frame: pl.DataFrame) -> list[str]:
+    """The stored columns a frame from `load_frame(..., columns=...)` lacks: what `load_rest` reads."""
+    return [c for c in _STORED_ORDER if c not in frame.columns]
+
+
+def load_rest(workspace: Workspace, frame: pl.DataFrame) -> pl.DataFrame:
+    """The stored columns `frame` lacks, for its rows in its order, with its keys `index` and `model`.
+
+    Read apart from the frame it completes (`with_rest`), so that the frame may change meanwhile (tags,
+    notes) without either change being lost.
+    """
+    missing = set(missing_columns(frame))
+    res_cols = [c for c in RESULT_COLUMNS if c in missing]
+    ex_cols = [c for c in EXAMPLE_COLUMNS if c in missing]
+    keys = frame.select("index", "model")
+    with workspace.snapshot() as db:
+        if res_cols:
+            models = keys.get_column("model").unique(maintain_order=True).to_list()
+            results = _read_results(db, res_cols, models).rename({"idx": "index"})
+            # where each of the frame's rows is among those read (null: gone meanwhile), then each column
+            # put in the frame's order and dropped as read, so that only one column is ever held twice
+            where = keys.join(
+                results.select("index", "model").with_row_index("_at"),
+                on=["index", "model"],
+                how="left",
+                maintain_order="left",
+            ).get_column("_at")
+            keys = keys.hstack([results.drop_in_place(c).gather(where) for c in res_cols])
+            del results
+        if ex_cols:
+            examples = _read_examples(db, ex_cols).rename({"idx": "index"})
+            keys = keys.join(examples, on="index", how="left", maintain_order="left")
+    return keys
+
+
+def with_rest(frame: pl.DataFrame, rest: pl.DataFrame) -> pl.DataFrame | None:
+    """`frame` with the columns `load_rest` read for it, in the order a full `load_frame` gives them.
+
+    None when `rest` was read for other rows (the frame was read again meanwhile) or adds nothing.
+    """
+    added = [c for c in rest.columns if c not in frame.columns]
+    if not added or rest.height != frame.height:
+        return None
+    if not rest.select("index", "model").equals(frame.select("index", "model")):
+        return None
+    merged = frame.hstack(rest.select(added).get_columns())
+    stored = [c for c in _STORED_ORDER if c in merged.columns]
+    return merged.select([*stored, *(c for c in frame.columns if c not in stored)])
+
+
+def _read(db: sqlite3.Connection, sql: str, params: list[Any], schema: dict[str, Any]) -> pl.DataFrame:
+    """A query's rows as a frame with the given column types, read column by column.
+
+    Fetching rows makes a Python object per value (about 1 s per 100k rows of a results table); instead
+    SQLite builds one JSON array per integer or text column and polars decodes it, with no Python object
+    per row. REAL columns are fetched through the cursor, by a second pass of the same query: SQLite's
+    text form of a double does not always give the same double back. `db` is a `Workspace.snapshot`, so
+    that both passes see the same rows in the same order.
+    """
+    floats = [c for c, t in schema.items() if t == pl.Float64]
+    others = [c for c in schema if c not in floats]
+    frame = pl.DataFrame()
+    if others:
+        # the bulkiest texts each in a pass of their own: SQLite's array of one, its Python copy and its
+        # decoded column are all held at once, which for every column together would double the peak
+        groups = [[c for c in others if c not in _APART], *([c] for c in others if c in _APART)]
+        columns: dict[str, pl.Series] = {}
+        for group in filter(None, groups):
+            cursor = db.execute(
+                "SELECT " + ", ".join(f"json_group_array([{c}])" for c in group) + f" FROM ({sql})", params
+            )
+            arrays = list(cursor.fetchone())
+            cursor.close()  # SQLite's copy of the arrays goes now, each Python one once decoded
+            for i, name in enumerate(group):
+                columns[name] = _decoded(name, arrays[i], schema[name])
+                arrays[i] = None
+        frame = pl.DataFrame([columns[c] for c in others], schema={c: schema[c] for c in others})
+    if floats:
+        cursor = db.execute("SELECT " + ", ".join(f"[{c}]" for c in floats) + f" FROM ({sql})", params)
+        kinds = {c: schema[c] for c in floats}
+        chunks = [
+            pl.DataFrame(rows, schema=kinds, orient="row")
+            for rows in iter(lambda: cursor.fetchmany(_BATCH), [])
+        ]
+        reals = pl.concat(chunks, rechunk=True) if chunks else pl.DataFrame(schema=kinds)
+        if others and reals.height != frame.height:
+            raise RuntimeError("two passes of one query inside one read transaction gave different rows")
+        frame = frame.hstack(reals.get_columns()) if others else reals
+    return frame.select(list(schema))
+
+
+_APART = ("pred_sql", "suggested_why")  # most of a results table's bytes: read in passes of their own
+_BATCH = 20_000  # rows of REAL columns fetched at a time: never a Python tuple for every row at once
+
+
+def _decoded(name: str, text: str | None, dtype: Any) -> pl.Series:
+    """A column from the JSON array SQLite made of it."""
+    if not text or text == "[]":
+        return pl.Series(name, [], dtype=dtype)
+    return pl.Series(name, [text]).str.json_decode(pl.List(dtype)).explode().alias(name)
 
 
 def export_frame(frame: pl.DataFrame) -> pl.DataFrame:

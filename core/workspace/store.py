@@ -293,6 +293,28 @@ class Workspace:
         for conn in self._retired:
             conn.close()
 
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A connection of its own inside one read transaction: several reads see one state of the file.
+
+        Reading a large table in two passes (one per kind of column) must see the same rows in the same
+        order, whatever another process or thread commits meanwhile; with WAL the writers go on. The
+        connection reads as `open_for_reading` does (nothing written, stand-ins for what an older file
+        lacks), and sees what this workspace has committed, not a transaction it has open.
+        """
+        db = reading_connection(self.path, self.read_only_reason, BUSY_TIMEOUT_MS / 1000)
+        try:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            stand_in_for_missing(
+                db, TABLES, {"examples": _types(EXAMPLE_COLUMNS), "results": _types(RESULT_COLUMNS)}
+            )
+            db.execute("PRAGMA query_only = 1")
+            db.execute("BEGIN")
+            yield db
+            db.execute("COMMIT")
+        finally:
+            db.close()
+
     def __enter__(self) -> Workspace:
         return self
 

@@ -1,10 +1,12 @@
 """`python -m tests.bench`: every benchmark on Spider dev, as one table.
 
-Options: `--runs N` (repetitions of each eval figure, default 3), `--rounds N` (key presses per app
-figure, default 10), `--only eval|app|testsuite|official` (one part), `--workspace FILE` (reuse a Spider
-dev × 8 workspace for the app half instead of evaluating one), `--official PATH` (the official evaluator's
-folder for the side-by-side figure), `--busy N` (N other processes spinning on the CPU throughout: the figures
-for a busy machine). See docs/benchmarks.md for what each figure measures.
+Options: `--runs N` (repetitions of each eval figure and of each launch from outside, default 3),
+`--rounds N` (key presses per app figure, default 10), `--only eval|app|testsuite|official|launch` (one
+part), `--workspace FILE` (reuse a Spider dev × 8 workspace for the app half instead of evaluating one),
+`--official PATH` (the official evaluator's folder for the side-by-side figure), `--busy N` (N other
+processes spinning on the CPU throughout: the figures for a busy machine). `python -m tests.bench launch`
+runs the launch figures alone (`--runs N`, `--systems 8,130`). See docs/benchmarks.md for what each
+figure measures.
 """
 
 from __future__ import annotations
@@ -42,10 +44,16 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import cluster_bench
 
         return cluster_bench.main(argv[1:])
+    if argv[:1] == ["launch"]:  # opening the app, timed from outside in a real terminal (8 and 130 systems)
+        from tests.bench import launch_bench
+
+        return launch_bench.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
-    parser.add_argument("--runs", type=int, default=3, help="runs of each eval figure (default 3)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each eval figure and launch (default 3)")
     parser.add_argument("--rounds", type=int, default=10, help="key presses per app figure (default 10)")
-    parser.add_argument("--only", choices=("eval", "app", "testsuite", "official"), help="run one part only")
+    parser.add_argument(
+        "--only", choices=("eval", "app", "testsuite", "official", "launch"), help="run one part only"
+    )
     parser.add_argument("--workspace", help="a Spider dev × 8 workspace for the app half (else one is built)")
     parser.add_argument(
         "--official",
@@ -65,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Spider dev not found at {SPIDER_DEV}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
         return 2
 
-    from tests.bench import eval_bench, official, testsuite_bench, tui_bench
+    from tests.bench import eval_bench, launch_bench, official, testsuite_bench, tui_bench
 
     started = time.perf_counter()
     load_before = load_average()
@@ -88,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("evaluating Spider dev × 8 for the app benchmarks…", file=sys.stderr)
                 run_process(eval_bench.eval_cmd(cached, spider_predictions()))
             figures += tui_bench.run(args.rounds, cached)
+        if args.only in (None, "launch"):
+            figures += launch_bench.run(args.runs, Path(tmp))
     busy = f"; {args.busy} other processes kept spinning on the CPU throughout" if args.busy else ""
     print(
         f"sqltriage benchmarks — {platform.python_version()}, {platform.machine()}, load before {load_before}, "

@@ -4,6 +4,7 @@ tag that changes reviewed EX on the summary screen, and its undo."""
 from __future__ import annotations
 
 import polars as pl
+from textual.widgets import Footer
 
 from sqltriage.core.workspace.accepted import accepted
 from sqltriage.core.workspace.store import Workspace
@@ -50,6 +51,7 @@ async def test_accept_a_failing_prediction_as_gold_then_review_another(ws_copy: 
         await pilot.press("y")
         await settle(app, pilot)
         assert screen.saved_log[-1].startswith(f"saved: alternative gold of #{idx}")
+        assert len(screen.query(Footer)) == 1  # the frame read again brings no second key footer
         with Workspace.open(ws_copy.workspace) as ws:
             assert accepted(ws) == {idx: (row["pred_sql"].strip(),)}
             stored = ws.db.execute(

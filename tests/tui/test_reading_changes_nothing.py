@@ -18,6 +18,7 @@ from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.app import create_app
 from sqltriage.tui.cli import main
+from sqltriage.tui.opening import Preload
 from tests.tui.conftest import OPTIONS, Evaluated, settle, wait_ready
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,6 +59,10 @@ async def test_opening_browsing_and_exporting_write_nothing(
 
     inputs, _ = workspace_inputs(ws_copy, Namespace(db_dir=None))
     app = create_app(ws_copy, inputs.dataset, (), OPTIONS)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _browse(app, pilot)
+    # the same, its first screen read ahead as `sqltriage open` does (tui.opening.Preload)
+    app = create_app(ws_copy, inputs.dataset, (), OPTIONS, preload=Preload(ws_copy, "spider"))
     async with app.run_test(size=(160, 50)) as pilot:
         await _browse(app, pilot)
     # with the same models given again: nothing to evaluate, so nothing is written either
@@ -109,11 +114,12 @@ from argparse import Namespace
 from pathlib import Path
 from sqltriage.tui.app import create_app
 from sqltriage.tui.commands.open_cmd import workspace_inputs
+from sqltriage.tui.opening import Preload
 from tests.tui.conftest import OPTIONS, wait_ready, settle
 
 async def run(path):
     inputs, _ = workspace_inputs(path, Namespace(db_dir=None))
-    app = create_app(path, inputs.dataset, (), OPTIONS)
+    app = create_app(path, inputs.dataset, (), OPTIONS, preload=Preload(path, "spider"))
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await wait_ready(app, pilot)
         assert not app.workspace.writable, "a read-only mount must not be writable"

@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqltriage.core.errors import UsageError
 from sqltriage.core.model import Dataset
 from sqltriage.core.triage.taxonomy import load_taxonomy
 from sqltriage.tui.config import config_path, load_config
 from sqltriage.tui.inputs import Inputs, default_workspace, load_inputs
+
+if TYPE_CHECKING:
+    from sqltriage.tui.opening import Preload
 
 
 def data_home() -> Path:
@@ -94,13 +98,32 @@ def resolve(args: argparse.Namespace) -> tuple[Inputs, Path, str]:
     return inputs, workspace, ""
 
 
+def preload(args: argparse.Namespace) -> Preload | None:
+    """Start reading the first screen of an existing workspace opened with nothing to evaluate (no
+    --pred), in a thread, before the app is imported; None otherwise, or when the config is bad (then
+    the error is reported where it always was)."""
+    given = getattr(args, "workspace", None)
+    if args.pred or not given or not Path(given).is_file():
+        return None
+    try:
+        mode = load_config().default_ex_mode
+    except UsageError:
+        return None
+    from sqltriage.tui.opening import Preload
+
+    return Preload(Path(given), mode)
+
+
 def run(args: argparse.Namespace) -> int:
+    early = preload(args)  # reading the workspace overlaps importing the app
     from sqltriage.tui.app import create_app
     from sqltriage.tui.commands.eval_cmd import options_from, remember_neighbours
 
     inputs, workspace, note = resolve(args)
     remember_neighbours(args, workspace)
     config = load_config()
+    if early is not None and (inputs.predictions or workspace != early.path):
+        early = None  # not what is opened after all
     app = create_app(
         workspace,
         inputs.dataset,
@@ -114,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         facets_open=config.facets_open,
         facets_closed=config.facets_closed,
         open_note=note,
+        preload=early if early is not None and early.ex_mode == config.default_ex_mode else None,
     )
     app.run()
     return 1 if app.load_error else 0

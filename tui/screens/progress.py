@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import polars as pl
 from textual import work
@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, ProgressBar
 
 from sqltriage.core.model import Dataset, PredictionSet
+from sqltriage.tui.idle_gc import resume_after_start
 
 
 class EvalProgress(Message):
@@ -32,13 +33,21 @@ class EvalProgress(Message):
 
 
 class Loaded(Message):
-    """The workspace is ready: its prepared frame and model order (or the error that stopped it)."""
+    """The workspace is ready: its prepared frame and model order (or the error that stopped it), and
+    what the browse screen opens on (`Opening`: the same frame's facet index and table cells)."""
 
     def __init__(
-        self, frame: pl.DataFrame | None, models: list[str], note: str = "", error: str = ""
+        self,
+        frame: pl.DataFrame | None,
+        models: list[str],
+        note: str = "",
+        error: str = "",
+        *,
+        opening: Any = None,
     ) -> None:
         super().__init__()
         self.frame, self.models, self.note, self.error = frame, models, note, error
+        self.opening = opening
 
 
 class ProgressScreen(Screen):
@@ -72,15 +81,15 @@ class ProgressScreen(Screen):
 
     @work(thread=True, exclusive=True, group="open")
     def _open_worker(self) -> None:
-        from sqltriage.core.pipeline.evaluate import evaluate
-        from sqltriage.core.reporting.facets import prepare, use_ex_mode
-        from sqltriage.core.reporting.report import load_frame
+        from sqltriage.tui.opening import read_opening
 
         app = self.app
         ws = app.workspace  # type: ignore[attr-defined]
         note = ""
         try:
             if self.predictions:
+                from sqltriage.core.pipeline.evaluate import evaluate
+
                 summary = evaluate(
                     self.dataset,
                     self.predictions,
@@ -95,18 +104,18 @@ class ProgressScreen(Screen):
                     note = (
                         f"evaluated {summary.computed} pairs in {summary.elapsed:.1f} s ({summary.workers})"
                     )
+            # the browse screen's own columns first; it reads the rest once its rows are drawn
             names = [p.name for p in self.predictions]
-            mode = getattr(app, "ex_mode", "spider")
-            frame = prepare(use_ex_mode(load_frame(ws, names or None), mode))
-            models = [m for m in ws.models() if not names or m in names]
+            opening = read_opening(ws, names, getattr(app, "ex_mode", "spider"))
         except Exception as exc:  # shown to the user instead of a traceback on a torn-down screen
             self.post_message(Loaded(None, [], error=str(exc)))
             return
-        self.post_message(Loaded(frame, models, note))
+        self.post_message(Loaded(opening.frame, opening.models, note, opening=opening))
 
     def on_eval_progress(self, message: EvalProgress) -> None:
         if not message.total:
             return  # nothing to evaluate: stay blank until the browse screen replaces this one
+        resume_after_start()  # an evaluation may take long: collect as usual meanwhile
         self.query_one("#progress-box").display = True
         now = time.monotonic()
         started = self._stage_started.setdefault(message.stage, now)

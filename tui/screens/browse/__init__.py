@@ -11,6 +11,7 @@ combines them:
 - detail: the highlighted row's detail tabs, its question features and live runs
 - triage: tags, notes, accepted alternative golds, undo, and the workers that write them
 - export: the export dialog and its worker
+- loading: the frame's other columns, read once the first screen is drawn (what needs them waits)
 - screen: `BrowseScreen` itself, its widgets, focus and layout keys, the table's messages
 
 May import core (records, facets, triage; in workers, what they analyse, run or write), tui.widgets,

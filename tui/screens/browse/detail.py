@@ -47,7 +47,9 @@ class DetailMixin(BrowseState):
         self._live_key = None
         with self.app.batch_update():
             self._show_triage(row)
-            if detail.active == "tab-results":
+            if self.wait_for_rest(self._resume_detail):
+                pass  # the detail tabs need the columns still being read (`loading`)
+            elif detail.active == "tab-results":
                 # the live run first: the other tabs are hidden, their analysis follows the result
                 self._sync_editor(row)
                 self.run_live(row.get("pred_sql") or "", row)
@@ -57,9 +59,16 @@ class DetailMixin(BrowseState):
             else:
                 self._start_detail(row)
 
+    def _resume_detail(self) -> None:
+        """The frame has every column now: make the current row's tabs as if it had just been highlighted."""
+        self.current = None
+        self._row_changed()
+        if self.query_one(DetailPane).active == "tab-question":
+            self._want_features()
+
     def _sync_editor(self, row: dict[str, Any] | None = None) -> None:
         """Put the current row's prediction in the editor, unless it is already there (maybe edited)."""
-        if self.current is None or self._editor_key == self.current:
+        if self.current is None or self._editor_key == self.current or not self.complete:
             return
         row = row or self._current_row()
         if row is not None:
@@ -69,6 +78,8 @@ class DetailMixin(BrowseState):
     def _start_detail(self, row: dict[str, Any] | None = None) -> None:
         """Analyse the current row for the SQL, breakdown and question tabs (once per row)."""
         if self.current is None or self._detail_key == self.current:
+            return
+        if self.wait_for_rest(self._resume_detail):
             return
         row = row or self._current_row()
         if row is not None:
@@ -141,6 +152,8 @@ class DetailMixin(BrowseState):
 
     @on(TabbedContent.TabActivated, "#detail-tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if self.current is not None and self.wait_for_rest(self._resume_detail):
+            return
         if event.pane.id == "tab-results" and self.current is not None and self._live_key != self.current:
             self._sync_editor()
             self.run_live(self.query_one(DetailPane).editor.text)
@@ -276,11 +289,15 @@ class DetailMixin(BrowseState):
         """Run the edited prediction: a what-if that never changes the stored prediction."""
         detail = self.query_one(DetailPane)
         detail.active = "tab-results"
+        if self.wait_for_rest(self._resume_detail):  # nothing was edited yet: the stored one runs then
+            return
         self._sync_editor()
         self.run_live(detail.editor.text)
 
     def action_toggle_resolve(self) -> None:
         self.resolve_aliases = not self.resolve_aliases
+        if self.wait_for_rest(self._resume_detail):
+            return
         row = self._current_row()
         if row is not None:
             self._detail_worker((row["index"], row["model"]), row)

@@ -28,6 +28,8 @@ class ExportMixin(BrowseState):
         return f"{base}-{what.strip('-')[:60]}.csv"
 
     def action_export(self) -> None:
+        if self.wait_for_rest(self.action_export):  # every exported column, once it is read
+            return
         view = self.view
         if view.is_empty():
             self.notify("no row matches the filter: nothing to export", severity="warning")

@@ -102,3 +102,11 @@ class FeaturesReady(Message):
     def __init__(self, rows: dict[int, dict[str, Any]], status: str) -> None:
         super().__init__()
         self.rows, self.status = rows, status
+
+
+class RestLoaded(Message):
+    """The stored columns the frame lacked, for its rows (`report.load_rest`), or why they could not be read."""
+
+    def __init__(self, rest: pl.DataFrame | None, error: str = "") -> None:
+        super().__init__()
+        self.rest, self.error = rest, error

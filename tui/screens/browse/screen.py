@@ -21,6 +21,7 @@ from sqltriage.tui.screens.browse.detail import DetailMixin
 from sqltriage.tui.screens.browse.export import ExportMixin
 from sqltriage.tui.screens.browse.filtering import FilteringMixin
 from sqltriage.tui.screens.browse.keys import BINDINGS
+from sqltriage.tui.screens.browse.loading import LoadingMixin
 from sqltriage.tui.screens.browse.triage import TriageMixin
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import ExamplesTable
@@ -31,7 +32,7 @@ MIN_DETAIL = 6  # the detail pane keeps its tabs and a few lines
 MIN_TABLE = 4  # the table keeps its header and a few rows
 
 
-class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
+class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin, LoadingMixin):
     """Facets, the examples table with "n of N", the detail of the highlighted row, triage and export."""
 
     BINDINGS: ClassVar[list[BindingType]] = BINDINGS  # keys.py: one list, with the ids the keymap uses
@@ -66,7 +67,7 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
             from sqltriage.core.workspace.accepted import accepted
 
             self.accepted_golds = accepted(ws)
-        self.refilter()
+        self.show_first_rows()
         if (collector := getattr(self.app, "idle_gc", None)) is not None:
             collector.start(self)
 
@@ -174,5 +175,8 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin):
 
     def action_summary(self) -> None:
         from sqltriage.tui.screens.summary import SummaryScreen
+
+        if self.wait_for_rest(self.action_summary):  # the summary's metrics, once they are read
+            return
 
         self.app.push_screen(SummaryScreen(self.frame, self.models, ex_mode=self.ex_mode))

@@ -9,7 +9,7 @@ Textual finds `@on` handlers only on classes made by its message-pump metaclass.
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from textual.screen import Screen
 
 from sqltriage.core.model import Schema
 from sqltriage.core.reporting import facets
+from sqltriage.core.reporting.report import missing_columns
 
 if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
     from sqltriage.core.suggest import Suggestion
@@ -34,8 +35,16 @@ def freeze_long_lived() -> None:
     Once the screen is up, a full collection would otherwise rescan the ~150k objects of textual,
     polars and sqlglot every time; new objects (and their garbage) are still collected. Only the
     young generations are collected first: a full pass here would stall the first screen for a
-    noticeable moment (what little old cyclic garbage there is stays, once per load).
+    noticeable moment (what little old cyclic garbage there is stays, once per load). After a start
+    without collection (`idle_gc.pause_during_start`) the young generation holds everything made
+    since, nearly all of it alive (a few hundred objects of garbage): it is frozen as it is instead of
+    rescanned (about 80 ms), and collection is on again.
     """
+    from sqltriage.tui.idle_gc import resume_after_start
+
+    if resume_after_start():
+        gc.freeze()
+        return
     gc.collect(1)
     gc.freeze()
 
@@ -57,8 +66,16 @@ class BrowseState(Screen):
     """
 
     def __init__(
-        self, frame: pl.DataFrame, sources: Sources, models: list[str], *, ex_mode: str = "spider"
+        self,
+        frame: pl.DataFrame,
+        sources: Sources,
+        models: list[str],
+        *,
+        ex_mode: str = "spider",
+        index: facets.FacetIndex | None = None,
+        cells: pa.Table | None = None,
     ) -> None:
+        """`index` and `cells`: the facet index and table cells of `frame` if already made (`tui.opening`)."""
         super().__init__()
         self.ex_mode = ex_mode
         self.resolve_aliases = True
@@ -70,8 +87,10 @@ class BrowseState(Screen):
         self.filters = facets.Filters()
         self.sort_column: str | None = None
         self.sort_descending = False
-        self.index: facets.FacetIndex | None = None  # built from `frame` in the filter worker
-        self.cells: pa.Table | None = None  # every row's cells, made once per frame
+        given = index is not None and index.frame is frame and cells is not None
+        self.index: facets.FacetIndex | None = index if given else None  # else built by the filter worker
+        self.cells: pa.Table | None = cells if given else None  # every row's cells, made once per frame
+        self._opened = False  # the first rows have been shown
         self.rows: np.ndarray = np.zeros(0, dtype=np.int64)  # the frame's rows shown, in table order
         self._view: tuple[np.ndarray, pl.DataFrame] | None = None
         self.generation = 0
@@ -89,6 +108,28 @@ class BrowseState(Screen):
         self.accepted_golds: Mapping[
             int, tuple[str, ...]
         ] = {}  # alternatives accepted in the app, by example
+        self._waiting: list[Callable[[], object]] = []  # what needs the columns still being read
+        self._rest_loading = False  # a worker is reading the columns the frame lacks
+
+    @property
+    def complete(self) -> bool:
+        """Whether the frame has every stored column (else the rest is being read: `loading`)."""
+        return not missing_columns(self.frame)
+
+    def wait_for_rest(self, action: Callable[[], object]) -> bool:
+        """True when the frame still lacks columns: `action` then runs once they are read (once, however
+        often it was asked for), and the caller stops there. False when it can go on now."""
+        if self.complete:
+            return False
+        if action not in self._waiting:
+            self._waiting.append(action)
+        return True
+
+    def _run_waiting(self) -> None:
+        """Run what waited for the frame's every column, in the order it was asked for."""
+        waiting, self._waiting = self._waiting, []
+        for action in waiting:
+            action()
 
     def _row_of(self, key: RowKey | None) -> int | None:
         """The table row showing `key`, or None when the filter hides it."""
@@ -110,6 +151,8 @@ class BrowseState(Screen):
     if TYPE_CHECKING:  # what one concern calls on another: each is defined once, in its own module
 
         async def _show_footer(self) -> None: ...  # screen
+        def _load_rest(self) -> None: ...  # loading
+        def _warm_worker(self, index: facets.FacetIndex) -> Any: ...  # filtering
         @property
         def view(self) -> pl.DataFrame: ...  # filtering
         def refilter(self, keep: RowKey | None = None) -> None: ...  # filtering

@@ -133,6 +133,8 @@ class TriageMixin(BrowseState):
 
     def action_accept_as_gold(self) -> None:
         """Accept the row's prediction as another correct gold of its example (kept in the workspace)."""
+        if self.wait_for_rest(self.action_accept_as_gold):  # the predictions are still being read
+            return
         row = self._triage_row()
         if row is None:
             return
@@ -235,6 +237,7 @@ class TriageMixin(BrowseState):
         self.saved_log.append(message.text)
         self.notify(message.text)
         self.refilter()
+        self._run_waiting()  # the frame read again is whole
 
     def action_untag(self) -> None:
         row = self._triage_row()

@@ -1,0 +1,37 @@
+"""What an evaluation is asked to do (`EvalOptions`), apart from the pipeline that does it.
+
+Opening the app on a workspace needs the options but not the pipeline (its process pool, the pair
+metrics): importing them from here keeps those out of the app's start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+
+METRICS_VERSION = "13"  # bump whenever a metric's definition changes: stored results are then recomputed
+NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
+START_METHODS = ("fork", "spawn")  # how the pool may start its worker processes
+
+
+@dataclass(frozen=True, slots=True)
+class EvalOptions:
+    timeout: float = DEFAULT_TIMEOUT
+    max_rows: int = DEFAULT_MAX_ROWS
+    jobs: int | None = None  # worker processes; None = one per core
+    chunk_size: int = 24  # examples per task
+    features: bool = True  # copy cached question features into the workspace (never computed here)
+    pipeline: str | None = None  # spaCy pipeline name; None = the default
+    pool_min_pairs: int | None = None  # fewer pairs run in this process; None = by start method (pool_start)
+    cluster: str | None = None  # a Dask scheduler address, or local:N; None = this machine's processes
+    neighbours: int = 0  # K neighbour databases per database for `ex_ts`; 0 = off
+    seed: int = 0  # seed of the neighbour generation
+    neighbour_cache: str | None = (
+        None  # folder of the neighbour sets; None = $XDG_CACHE_HOME/sqltriage/neighbours
+    )
+    start_method: str | None = None  # "fork" | "spawn" for the pool; None = fork where safe (pool_start)
+
+    def result_key(self) -> str:
+        ts = f":n{self.neighbours}:s{self.seed}" if self.neighbours > 0 else ""
+        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}"
