@@ -176,6 +176,7 @@ class Tmux:
         self.command("refresh-client -f no-output")  # the app's output is not copied to this pipe
         self.command(f"refresh-client -C {width}x{height}")  # windows follow this client's size
         self.command("set-option -g remain-on-exit on")  # a crashed app leaves its last screen to show
+        self.socket_path = Path(self.command("display-message -p '#{socket_path}'")[0])
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -206,6 +207,7 @@ class Tmux:
         with contextlib.suppress(RuntimeError, OSError, queue.Empty):
             self.command("kill-server")
         self.proc.wait(timeout=10)
+        self.socket_path.unlink(missing_ok=True)  # the private server's socket is not left behind
 
 
 def _quote(arg: str) -> str:
