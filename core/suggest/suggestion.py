@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+STRUCTURE = "structure"  # the parses alone
+EXECUTION = "execution"  # the results on the dataset's own database
+SCHEMA_EXECUTION = "execution on generated databases"  # the results on databases built from the schema
+BASES = (STRUCTURE, EXECUTION, SCHEMA_EXECUTION)
 GATE = 0.5  # below this confidence a candidate is not shown: a row with nothing confidently wrong gets none
 MAX_SHOWN = 3  # more than three causes per row are rarely all right and drown the good one
 
@@ -14,9 +18,15 @@ class Suggestion:
     tag: str  # "Category: name", as the default taxonomy writes it
     reason: str  # what in the two queries (or their results) suggests it, shown next to it
     confidence: float = 0.5  # 0..1, used to rank and to gate
+    basis: str = STRUCTURE  # what it rests on: the two parses alone, or also their results somewhere
 
     def as_dict(self) -> dict[str, object]:
-        return {"tag": self.tag, "confidence": round(self.confidence, 2), "reason": self.reason}
+        return {
+            "tag": self.tag,
+            "confidence": round(self.confidence, 2),
+            "reason": self.reason,
+            "basis": self.basis,
+        }
 
 
 def merge(found: Iterable[Suggestion]) -> dict[str, Suggestion]:

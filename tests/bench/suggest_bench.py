@@ -82,12 +82,15 @@ def _unlabelled_proxy() -> tuple[int, int] | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.bench suggest", description=__doc__)
     parser.add_argument("--show", action="store_true", help="list every row with its labels and suggestions")
+    parser.add_argument(
+        "--structure-only", action="store_true", help="no databases generated from the schema (BIRD rows)"
+    )
     args = parser.parse_args(argv)
     if not (SHARED_DATA / "spider_dev" / "dev.json").exists():
         print(f"shared data not found at {SHARED_DATA}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
         return 2
     load_before = load_average()
-    results = [run_row(r) for r in load_rows(SHARED_DATA)]
+    results = [run_row(r, SHARED_DATA, structure_only=args.structure_only) for r in load_rows(SHARED_DATA)]
     if args.show:
         for r in results:
             got = "; ".join(f"{s.tag} ({s.confidence:.2f})" for s in r.suggested) or "—"
