@@ -398,6 +398,8 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
         )
     except Exception:  # advisory only: a query too odd to compare is left unsuggested, the run goes on
         return {"suggested": None, "suggested_why": None}
+    if not found:  # most rows: nothing to encode
+        return {"suggested": "", "suggested_why": "[]"}
     return {"suggested": format_suggested(found), "suggested_why": json.dumps([s.as_dict() for s in found])}
 
 

@@ -19,7 +19,8 @@ from sqltriage.core.verdicts.execution import ExecResult, compare, execute, orde
 
 TIMEOUT = 1.0  # seconds per query: the generated databases hold at most a few thousand rows
 MAX_ROWS = 10_000
-WITNESS_SECONDS = 0.5  # shrinking budget per differing pair: the witness ranks causes, it decides nothing
+WITNESS_SECONDS = 0.1  # shrinking budget per differing pair: the witness ranks causes, it decides nothing
+WITNESS_STEPS = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +87,7 @@ def _witness(
     try:
         w = minimal_witness(
             db, gold_sql, pred_sql, mode=mode, timeout=TIMEOUT, max_rows=MAX_ROWS, pred_ok=pred_ok,
-            max_seconds=WITNESS_SECONDS,
+            max_seconds=WITNESS_SECONDS, max_steps=WITNESS_STEPS,
         )  # fmt: skip
         return frozenset(t.name.lower() for t in witness_tables(w.path) if t.count), w.rows
     except Exception:  # advisory: a witness that cannot be read leaves the ranking to the results

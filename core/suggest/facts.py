@@ -9,7 +9,7 @@ qualifiers, so `T1.name`, `singer.name` and `name` agree.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -114,7 +114,7 @@ class Conjunct:
     @property
     def text(self) -> str:
         """The condition as SQL, for reasons (generated only when a reason needs it)."""
-        return self.node.sql(dialect="sqlite")
+        return sql_text(self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +131,24 @@ class SelectItem:
     @property
     def shown(self) -> str:
         """The item as SQL, for reasons."""
-        return self.node.sql(dialect="sqlite")
+        return sql_text(self.node)
+
+
+_TEXTS: OrderedDict[int, tuple[exp.Expression, str]] = OrderedDict()
+_TEXTS_KEPT = 1024  # gold's conditions and items are shown once per model: their SQL is generated once
+
+
+def sql_text(node: exp.Expression) -> str:
+    """`node` as SQLite SQL, remembered for the recent nodes (the entry holds the node, so its id stays its)."""
+    hit = _TEXTS.get(id(node))
+    if hit is not None and hit[0] is node:
+        _TEXTS.move_to_end(id(node))
+        return hit[1]
+    text = node.sql(dialect="sqlite")
+    _TEXTS[id(node)] = (node, text)
+    if len(_TEXTS) > _TEXTS_KEPT:
+        _TEXTS.popitem(last=False)
+    return text
 
 
 @dataclass(frozen=True, slots=True)
