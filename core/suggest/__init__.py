@@ -65,7 +65,7 @@ def suggest_causes(
     signals = exec_signals(gold_result, pred_result)
     if ex == 1 and signals is not None and signals.same_bag and not signals.trivial:
         return []  # the same rows, and not by chance: nothing to suggest (and no parse work spent)
-    basis = EXECUTION if signals is not None else STRUCTURE
+    basis = EXECUTION if gold_result is not None else STRUCTURE  # the database was there and was used
     g, p = _gold_facts(gold, schema), query_facts(pred, schema)
     found = tree_findings(g, p, evidence, schema) if g.ok and p.ok else []
     if error is None and not p.ok and g.ok:

@@ -183,6 +183,7 @@ class QueryFacts:
     having: int = 0
     set_ops: Counter[str] = field(default_factory=Counter)
     nested: int = 0  # subqueries outside FROM
+    nested_tables: set[str] = field(default_factory=set)  # tables read by those subqueries
     not_in: int = 0  # NOT IN / NOT EXISTS subqueries (the usual rewrite of EXCEPT)
     anti_joins: int = 0  # LEFT JOIN … WHERE joined.x IS NULL: NOT IN written as a join
     literals: list[tuple[str, str]] = field(default_factory=list)  # (as written, "str" | "num")
@@ -313,7 +314,7 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
                 columns_of.setdefault(id(owner), []).append(node)
         elif kind is exp.Select:
             owner = node
-            if node is not tree and _is_nested(node):
+            if node is not tree and is_nested(node):
                 facts.nested += 1
         elif kind is exp.Anonymous:
             name = str(node.name).lower()
@@ -326,13 +327,15 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
         stack.extend((child, owner) for child in node.iter_expressions())
     for select in tree.find_all(exp.Select):
         _scope(select, facts, schema, columns_of.get(id(select), []))
+        if select is not tree and is_nested(select):
+            facts.nested_tables |= {t.name.lower() for t in select.find_all(exp.Table)}
     facts.not_in = facts.anti_joins + sum(
         1 for c in facts.conjuncts if c.kind == "subquery" and c.op in ("not in", "not exists")
     )
     _order_as_aggregate(tree, facts)
 
 
-def _is_nested(select: exp.Select) -> bool:
+def is_nested(select: exp.Select) -> bool:
     """A query inside a condition or a SELECT list; derived tables and set-operation branches are not."""
     parent = select.parent
     while isinstance(parent, (exp.Subquery, exp.Paren)):
