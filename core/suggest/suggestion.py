@@ -11,6 +11,7 @@ SCHEMA_EXECUTION = "execution on generated databases"  # the results on database
 BASES = (STRUCTURE, EXECUTION, SCHEMA_EXECUTION)
 GATE = 0.5  # below this confidence a candidate is not shown: a row with nothing confidently wrong gets none
 MAX_SHOWN = 3  # more than three causes per row are rarely all right and drown the good one
+MARGIN = 0.1  # a cause much less sure than the first is more often wrong than right: not shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +41,13 @@ def merge(found: Iterable[Suggestion]) -> dict[str, Suggestion]:
 
 
 def ranked(found: Iterable[Suggestion], gate: float = GATE, limit: int = MAX_SHOWN) -> list[Suggestion]:
-    """Most confident first, those under the gate dropped, at most `limit`."""
+    """Most confident first, those under the gate or more than MARGIN under the first dropped, at most
+    `limit`."""
     kept = [s for s in merge(found).values() if s.confidence >= gate]
     kept.sort(key=lambda s: -s.confidence)
+    if kept:
+        floor = kept[0].confidence - MARGIN - 1e-9
+        kept = [s for s in kept if s.confidence >= floor]
     return kept[:limit]
 
 

@@ -334,7 +334,7 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         # own conditions differ); which condition is named by the rules below
         only = (g_inner - p_inner) or (p_inner - g_inner)
         why = f"the nested queries filter differently: {' '.join(next(iter(only)))}"
-        out.append(Suggestion("Subquery: partial", why, 0.6))
+        out.append(Suggestion("Subquery: partial", why, 0.7))
     joined = {pair for f in (g, p) for j in f.joins for pair in _join_key(j.pairs)}
     for c in list(gold_left):  # the same column on both sides: compare operator and value
         match = next((x for x in pred_left if _subject(x) == _subject(c) and x.clause == c.clause), None)
@@ -414,7 +414,7 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         if g_tables and g_tables == p_tables:
             return [Suggestion("Subquery: partial", f"the nested queries differ inside: {what}", 0.6)]
         why = f"gold's nested query reads {_names(g_tables)}, the prediction's {_names(p_tables)}"
-        return [Suggestion("Subquery: mismatch", why, 0.6)]
+        return [Suggestion("Subquery: mismatch", why, 0.7)]
     out: list[Suggestion] = []
     same_value = c.value == x.value
     if _same_test(c, x):
@@ -641,5 +641,5 @@ def _subqueries(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         # NL2SQL-Bugs' subquery mismatch: both answer part of the question with a nested query, and the
         # prediction's reads other tables (another question)
         why = f"gold's nested queries read {_names(g.nested_tables)}, the prediction's {_names(p.nested_tables)}"
-        return [Suggestion("Subquery: mismatch", why, 0.6)]
+        return [Suggestion("Subquery: mismatch", why, 0.7)]
     return []
