@@ -14,7 +14,7 @@ from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.datasets.schema import load_tables_json
 from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
-from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.reporting.report import export_frame, load_frame
 from sqltriage.core.suggest import stored_suggestions, suggest_causes
 from sqltriage.core.suggest.suggestion import SCHEMA_EXECUTION, STRUCTURE
 from sqltriage.core.verdicts.testsuite.from_schema import schema_database, schema_neighbours
@@ -108,5 +108,7 @@ def test_an_evaluation_without_the_database_file_stores_execution_based_suggesti
         for s in stored_suggestions(row["suggested_why"]) or []
     }
     assert SCHEMA_EXECUTION in bases
+    exported = export_frame(frame).filter(pl.col("db_id") == "library").get_column("suggested_why").to_list()
+    assert any("generated from the schema" in (why or "") for why in exported)  # the export shows the basis
     assert any((cache / "schema-only").glob("*.sqlite"))
     assert not (folder / "database" / "library").exists()  # nothing written beside the data
