@@ -390,6 +390,10 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
     return out
 
 
+def _tests(c: Conjunct, x: Conjunct) -> str:
+    return f"gold tests {c.text}, the prediction {x.text}"
+
+
 def _time_formats(c: Conjunct) -> tuple[str, ...]:
     """The format strings of the date functions on the condition's tested side."""
     side = c.node.this if isinstance(c.node, exp.Binary) else c.node
@@ -401,9 +405,9 @@ def _base_columns(c: Conjunct) -> frozenset[str]:
 
 
 def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestion]:
-    what = f"gold tests {c.text}, the prediction {x.text}"
     if c.functions != x.functions and "date/time" in (c.functions | x.functions):
-        return [Suggestion("Function: date/time", what, 0.4)]  # often the same dates written another way
+        # often the same dates written another way: below the gate
+        return [Suggestion("Function: date/time", _tests(c, x), 0.4)]
     if c.kind == "subquery" and x.kind == "subquery" and c.op == x.op:
         if norm_sql(c.node) == norm_sql(x.node):
             return []
@@ -412,16 +416,19 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         # named by the other rules.)
         g_tables, p_tables = _nested_tables(c.node), _nested_tables(x.node)
         if g_tables and g_tables == p_tables:
-            return [Suggestion("Subquery: partial", f"the nested queries differ inside: {what}", 0.6)]
+            return [Suggestion("Subquery: partial", f"the nested queries differ inside: {_tests(c, x)}", 0.6)]
         why = f"gold's nested query reads {_names(g_tables)}, the prediction's {_names(p_tables)}"
         return [Suggestion("Subquery: mismatch", why, 0.7)]
     out: list[Suggestion] = []
     same_value = c.value == x.value
     if _same_test(c, x):
         return []
+    if c.op != x.op and {c.op, x.op} <= {"=", "in"} and (same_value or _core(c.value) == _core(x.value)):
+        return []
+    if same_value and c.op == x.op:
+        return []
+    what = _tests(c, x)  # SQL text is generated only once a difference is certain
     if c.op != x.op:
-        if {c.op, x.op} <= {"=", "in"} and (same_value or _core(c.value) == _core(x.value)):
-            return []
         conf = 0.8 if same_value or _same_but_form(c, x) else 0.6
         out.append(Suggestion("Operator: comparison", what, conf))
         if same_value or _same_but_form(c, x):
