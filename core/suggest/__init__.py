@@ -9,6 +9,7 @@ May import: core.sql, core.verdicts (results and their comparison), core.model, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -86,13 +87,16 @@ def suggest_causes(
             if generated.pred is not None and not generated.pred.ok and error is None:
                 error = generated.pred.error
             found = localise(found, generated)
+    elsewhere = _column_elsewhere(error, schema, p) if p.ok else None
+    if elsewhere is not None:  # the right attribute, read without its table: NL2SQL-Bugs' missing table
+        found = [*found, Suggestion("Table: missing", elsewhere, 0.9)]
     # a set operator removes duplicates: with one only on one side, duplicates say nothing about DISTINCT
     dedup_differs = g.ok and p.ok and set(g.set_ops) != set(p.set_ops)
     out = combine(
         respecting(found, g, p, ex_mode),
         signals,
         ex=ex,
-        error=error,
+        error=None if elsewhere is not None else error,
         parsed=p.ok,
         duplicates_mean_distinct=not dedup_differs,
         tie_sensitive=tie_sensitive,
@@ -103,6 +107,21 @@ def suggest_causes(
         out = respecting(out, g, p, ex_mode)
     where = generated.label if basis == SCHEMA_EXECUTION and generated is not None else None
     return [Suggestion(s.tag, _shown(s.reason, basis, where), s.confidence, basis) for s in out]
+
+
+_NO_SUCH_COLUMN = re.compile(r"no such column: (?:[\w\"`\[\] ]+\.)?[\"`\[]?([^\"`\]]+?)[\"`\]]?$", re.I)
+
+
+def _column_elsewhere(error: str | None, schema: Schema | None, pred: QueryFacts) -> str | None:
+    """Why a missing column is a missing table: it is a column of a schema table the prediction never reads."""
+    m = _NO_SUCH_COLUMN.search(error or "")
+    if m is None or schema is None:
+        return None
+    name = m.group(1).strip().lower()
+    owners = sorted(t.name for t in schema.tables if any(c.name.lower() == name for c in t.columns))
+    if not owners or any(t.lower() in pred.tables for t in owners):
+        return None  # no table has it (a wrong attribute), or one the prediction reads (a wrong qualifier)
+    return f"execution failed: {error}; {name} is a column of {', '.join(owners)}, which the prediction does not read"
 
 
 def _shown(reason: str, basis: str, where: str | None = None) -> str:

@@ -112,3 +112,21 @@ def test_an_evaluation_without_the_database_file_stores_execution_based_suggesti
     assert any("generated from the schema" in (why or "") for why in exported)  # the export shows the basis
     assert any((cache / "schema-only").glob("*.sqlite"))
     assert not (folder / "database" / "library").exists()  # nothing written beside the data
+
+
+def test_a_column_of_a_table_never_read_is_a_missing_table(library: tuple) -> None:
+    schema, dbs, _ = library
+    gold = (
+        "SELECT T1.title FROM books AS T1 JOIN authors AS T2 ON T1.author_id = T2.author_id "
+        "WHERE T2.nationality = 'British'"
+    )
+    found = suggest_causes(
+        gold, "SELECT title FROM books WHERE nationality = 'British'", schema=schema, databases=dbs
+    )
+    assert found[0].tag == "Table: missing" and "authors" in found[0].reason, [
+        (s.tag, s.reason) for s in found
+    ]
+    wrong = suggest_causes(
+        gold, "SELECT title FROM books WHERE nation = 'British'", schema=schema, databases=dbs
+    )
+    assert wrong[0].tag == "Attribute: mismatch"  # no table has that column: the attribute itself is wrong
