@@ -76,7 +76,9 @@ def _unlabelled_proxy() -> tuple[int, int] | None:
                 e = dev[int(r["index"])]
                 n += 1
                 fired += bool(
-                    suggest_causes(e["query"], preds[int(r["index"])], schema=schemas.get(e["db_id"]))
+                    suggest_causes(
+                        e["query"], preds[int(r["index"])], schema=schemas.get(e["db_id"]), ex_mode="spider"
+                    )
                 )
     return n, fired
 
