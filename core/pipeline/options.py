@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
 
-METRICS_VERSION = "13"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "14"  # bump whenever a metric's definition changes: stored results are then recomputed
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
 START_METHODS = ("fork", "spawn")  # how the pool may start its worker processes
 

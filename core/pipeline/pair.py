@@ -73,6 +73,8 @@ class GoldContext:
     alternatives: tuple = ()  # AlternativeGold per alternative gold query of the example
     neighbours: tuple = ()  # testsuite.match.NeighbourGold per neighbour database, for `ex_ts`
     ts_problem: str | None = None  # why this example's database has no neighbours
+    ex_mode: str = "spider"  # the dataset's own EX: what its suggestions must respect
+    schema_dbs: tuple = ()  # databases generated from the schema when the file is missing (suggestions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +145,33 @@ def gold_context(
         official_result=official_result,
         audit=audit,
         alternatives=tuple(alternatives),
+        ex_mode=dataset.format if dataset.format in ("spider", "bird", "archer") else "spider",
+        schema_dbs=schema_databases(example.db_id, dataset, options) if db_path is None else (),
     )
+
+
+_SCHEMA_DBS: dict[tuple[str, str, str | None], tuple[Path, ...]] = {}
+
+
+def schema_databases(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[Path, ...]:
+    """Databases generated from the schema of a database whose file is missing, planted from the golds of
+    its examples: built once into the cache folder, read once per process. Empty when there is no schema or
+    generation fails (the suggestions then rest on structure alone)."""
+    key = (str(dataset.path), db_id, options.neighbour_cache)
+    if key not in _SCHEMA_DBS:
+        schema = dataset.schemas.get(db_id)
+        paths: tuple[Path, ...] = ()
+        if schema is not None and schema.tables:
+            from sqltriage.core.verdicts.testsuite.from_schema import schema_neighbours
+
+            golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
+            root = Path(options.neighbour_cache) if options.neighbour_cache else None
+            try:
+                paths = tuple(schema_neighbours(schema, golds, cache_root=root))
+            except Exception:  # advisory evidence: a schema that cannot be imitated leaves structure alone
+                paths = ()
+        _SCHEMA_DBS[key] = paths
+    return _SCHEMA_DBS[key]
 
 
 def _analyse_gold(gold_sql: str, schema: Any) -> Any:
@@ -362,12 +390,16 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
             evidence=gold.example.evidence,
             gold_result=gold.result,
             pred_result=pred_result,
-            ex=row.get("ex"),
+            ex=row.get(f"ex_{gold.ex_mode}"),
             error=row.get("error"),
             tie_sensitive=bool(row.get("tie_sensitive")),
+            ex_mode=gold.ex_mode,
+            databases=gold.schema_dbs,
         )
     except Exception:  # advisory only: a query too odd to compare is left unsuggested, the run goes on
         return {"suggested": None, "suggested_why": None}
+    if not found:  # most rows: nothing to encode
+        return {"suggested": "", "suggested_why": "[]"}
     return {"suggested": format_suggested(found), "suggested_why": json.dumps([s.as_dict() for s in found])}
 
 

@@ -70,6 +70,7 @@ EXTRA_COLUMNS = (
     "db_missing",
     "gold_error",
     "gold_error_kind",
+    "suggested_why",
 )
 EXEC_METRICS = (
     "va",

@@ -9,7 +9,7 @@ qualifiers, so `T1.name`, `singer.name` and `name` agree.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -114,7 +114,7 @@ class Conjunct:
     @property
     def text(self) -> str:
         """The condition as SQL, for reasons (generated only when a reason needs it)."""
-        return self.node.sql(dialect="sqlite")
+        return sql_text(self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +131,24 @@ class SelectItem:
     @property
     def shown(self) -> str:
         """The item as SQL, for reasons."""
-        return self.node.sql(dialect="sqlite")
+        return sql_text(self.node)
+
+
+_TEXTS: OrderedDict[int, tuple[exp.Expression, str]] = OrderedDict()
+_TEXTS_KEPT = 1024  # gold's conditions and items are shown once per model: their SQL is generated once
+
+
+def sql_text(node: exp.Expression) -> str:
+    """`node` as SQLite SQL, remembered for the recent nodes (the entry holds the node, so its id stays its)."""
+    hit = _TEXTS.get(id(node))
+    if hit is not None and hit[0] is node:
+        _TEXTS.move_to_end(id(node))
+        return hit[1]
+    text = node.sql(dialect="sqlite")
+    _TEXTS[id(node)] = (node, text)
+    if len(_TEXTS) > _TEXTS_KEPT:
+        _TEXTS.popitem(last=False)
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +183,7 @@ class QueryFacts:
     having: int = 0
     set_ops: Counter[str] = field(default_factory=Counter)
     nested: int = 0  # subqueries outside FROM
+    nested_tables: set[str] = field(default_factory=set)  # tables read by those subqueries
     not_in: int = 0  # NOT IN / NOT EXISTS subqueries (the usual rewrite of EXCEPT)
     anti_joins: int = 0  # LEFT JOIN … WHERE joined.x IS NULL: NOT IN written as a join
     literals: list[tuple[str, str]] = field(default_factory=list)  # (as written, "str" | "num")
@@ -296,7 +314,7 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
                 columns_of.setdefault(id(owner), []).append(node)
         elif kind is exp.Select:
             owner = node
-            if node is not tree and _is_nested(node):
+            if node is not tree and is_nested(node):
                 facts.nested += 1
         elif kind is exp.Anonymous:
             name = str(node.name).lower()
@@ -309,13 +327,15 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
         stack.extend((child, owner) for child in node.iter_expressions())
     for select in tree.find_all(exp.Select):
         _scope(select, facts, schema, columns_of.get(id(select), []))
+        if select is not tree and is_nested(select):
+            facts.nested_tables |= {t.name.lower() for t in select.find_all(exp.Table)}
     facts.not_in = facts.anti_joins + sum(
         1 for c in facts.conjuncts if c.kind == "subquery" and c.op in ("not in", "not exists")
     )
     _order_as_aggregate(tree, facts)
 
 
-def _is_nested(select: exp.Select) -> bool:
+def is_nested(select: exp.Select) -> bool:
     """A query inside a condition or a SELECT list; derived tables and set-operation branches are not."""
     parent = select.parent
     while isinstance(parent, (exp.Subquery, exp.Paren)):

@@ -5,8 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+STRUCTURE = "structure"  # the parses alone
+EXECUTION = "execution"  # the results on the dataset's own database
+SCHEMA_EXECUTION = "execution on generated databases"  # the results on databases built from the schema
+BASES = (STRUCTURE, EXECUTION, SCHEMA_EXECUTION)
 GATE = 0.5  # below this confidence a candidate is not shown: a row with nothing confidently wrong gets none
 MAX_SHOWN = 3  # more than three causes per row are rarely all right and drown the good one
+MARGIN = 0.1  # a cause much less sure than the first is more often wrong than right: not shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,9 +19,15 @@ class Suggestion:
     tag: str  # "Category: name", as the default taxonomy writes it
     reason: str  # what in the two queries (or their results) suggests it, shown next to it
     confidence: float = 0.5  # 0..1, used to rank and to gate
+    basis: str = STRUCTURE  # what it rests on: the two parses alone, or also their results somewhere
 
     def as_dict(self) -> dict[str, object]:
-        return {"tag": self.tag, "confidence": round(self.confidence, 2), "reason": self.reason}
+        return {
+            "tag": self.tag,
+            "confidence": round(self.confidence, 2),
+            "reason": self.reason,
+            "basis": self.basis,
+        }
 
 
 def merge(found: Iterable[Suggestion]) -> dict[str, Suggestion]:
@@ -30,9 +41,13 @@ def merge(found: Iterable[Suggestion]) -> dict[str, Suggestion]:
 
 
 def ranked(found: Iterable[Suggestion], gate: float = GATE, limit: int = MAX_SHOWN) -> list[Suggestion]:
-    """Most confident first, those under the gate dropped, at most `limit`."""
+    """Most confident first, those under the gate or more than MARGIN under the first dropped, at most
+    `limit`."""
     kept = [s for s in merge(found).values() if s.confidence >= gate]
     kept.sort(key=lambda s: -s.confidence)
+    if kept:
+        floor = kept[0].confidence - MARGIN - 1e-9
+        kept = [s for s in kept if s.confidence >= floor]
     return kept[:limit]
 
 

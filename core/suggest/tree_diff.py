@@ -13,8 +13,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from sqlglot import exp
+
 from sqltriage.core.model import Schema
-from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, norm_sql
+from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
 from sqltriage.core.suggest.suggestion import Suggestion
 
 DATE_WORDS = {"YEAR", "MONTH", "DAY", "DATEDIFF", "DATE_FORMAT", "NOW", "CURDATE", "DATEPART", "TO_DATE"}
@@ -105,6 +107,14 @@ def _joins(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
                 0.85,
             )
         )
+    for pj in p.joins:
+        for pair in pj.pairs:  # an ON that compares a column with itself, or two columns of one table
+            tables = {c.split(".", 1)[0] for c in pair}
+            if (len(pair) == 1 and next(iter(pair)).split(".", 1)[0]) or (
+                len(pair) == 2 and len(tables) == 1 and "" not in tables
+            ):
+                why = f"the prediction joins on {' = '.join(sorted(pair))}, which links no two tables"
+                out.append(Suggestion("Table: join condition", why, 0.8))
     gold_pairs = {pair for j in g.joins for pair in _join_key(j.pairs)}
     pred_pairs = {pair for j in p.joins for pair in _join_key(j.pairs)}
     for gj in g.joins:
@@ -143,18 +153,18 @@ def _select(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     if any(x.star for x in pred_left) and not any(x.star for x in g.select):
         return [Suggestion("Attribute: redundant", "the prediction selects every column (*)", 0.75)]
     out: list[Suggestion] = []
-    pairs = list(zip(gold_left, pred_left, strict=False))
+    pairs, gold_left, pred_left = _pair_items(gold_left, pred_left)
     for gi, pi in pairs:
         out += _item_pair(gi, pi, g, p)
-    if len(pred_left) > len(gold_left):
-        extra = [x.shown for x in pred_left[len(gold_left) :]]
+    if pred_left:
+        extra = [x.shown for x in pred_left]
         covered = set().union(*(x.columns for x in g.select)) if g.select else set()
-        conf = 0.85 if not gold_left or all(x.columns <= covered | x.columns for x in pred_left) else 0.7
+        conf = 0.85 if not pairs or all(x.columns <= covered | x.columns for x in pred_left) else 0.7
         out.append(
             Suggestion("Attribute: redundant", f"the prediction also selects {', '.join(extra)}", conf)
         )
-    elif len(gold_left) > len(pred_left):
-        rest = gold_left[len(pred_left) :]
+    elif gold_left:
+        rest = gold_left
         shown = set().union(*(x.columns for x in p.select)) if p.select else set()
         # columns the prediction shows inside another item (first_name || ' ' || last_name) are not missing
         conf = 0.45 if all(x.columns and x.columns <= shown for x in rest) else 0.8
@@ -162,6 +172,29 @@ def _select(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
             Suggestion("Attribute: missing", f"gold also selects {', '.join(x.shown for x in rest)}", conf)
         )
     return out
+
+
+def _pair_items(
+    gold_left: list[SelectItem], pred_left: list[SelectItem]
+) -> tuple[list[tuple[SelectItem, SelectItem]], list[SelectItem], list[SelectItem]]:
+    """Gold's unmatched items paired with the prediction's: first those reading the same columns (the same
+    attribute, computed otherwise), then the rest in SELECT order; what is left over on either side is a
+    column added or missing, not a wrong one."""
+    pairs: list[tuple[SelectItem, SelectItem]] = []
+    gold_rest, pred_rest = list(gold_left), list(pred_left)
+    for gi in list(gold_rest):
+        best = max(
+            (x for x in pred_rest if gi.columns & x.columns),
+            key=lambda x: (len(gi.columns & x.columns), set(gi.aggregates) == set(x.aggregates)),
+            default=None,
+        )
+        if best is not None:
+            pairs.append((gi, best))
+            gold_rest.remove(gi)
+            pred_rest.remove(best)
+    n = min(len(gold_rest), len(pred_rest))
+    pairs += list(zip(gold_rest[:n], pred_rest[:n], strict=True))
+    return pairs, gold_rest[n:], pred_rest[n:]
 
 
 def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
@@ -224,10 +257,17 @@ def _core(value: str) -> str:
 
 
 def _same_but_form(a: Conjunct, b: Conjunct) -> bool:
-    """The same value written differently: case, quotes, surrounding %, or a date in another layout."""
+    """The same value written differently: case, quotes, surrounding %, separators ('TR000_2_5' and
+    'TR_000_2_5', never other characters: 'Beetle!' is not 'Beetle'), leading zeros ('0:01:27' and
+    '1:27'), or a date in another layout."""
     if _core(a.value) == _core(b.value):
         return True
+    la, lb = re.sub(r"[\s_\-/:.]", "", a.value.lower()), re.sub(r"[\s_\-/:.]", "", b.value.lower())
+    if len(la) >= 3 and la == lb:
+        return True
     da, db = re.sub(r"\D", "", a.value), re.sub(r"\D", "", b.value)
+    if len(da) >= 3 and da.lstrip("0") == db.lstrip("0") and not re.sub(r"[\d\W_]", "", a.value + b.value):
+        return True
     return bool(da) and len(da) >= 4 and sorted(da) == sorted(db)
 
 
@@ -288,6 +328,13 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             gold_left.remove(c)
             pred_left.remove(match)
     out: list[Suggestion] = []
+    g_inner, p_inner = _nested_conditions(g), _nested_conditions(p)
+    if g.nested and p.nested and g_inner and g_inner != p_inner:
+        # NL2SQL-Bugs' partial subquery: both compute through a nested query, and it is right in part (its
+        # own conditions differ); which condition is named by the rules below
+        only = (g_inner - p_inner) or (p_inner - g_inner)
+        why = f"the nested queries filter differently: {' '.join(next(iter(only)))}"
+        out.append(Suggestion("Subquery: partial", why, 0.7))
     joined = {pair for f in (g, p) for j in f.joins for pair in _join_key(j.pairs)}
     for c in list(gold_left):  # the same column on both sides: compare operator and value
         match = next((x for x in pred_left if _subject(x) == _subject(c) and x.clause == c.clause), None)
@@ -316,6 +363,10 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             continue
         gold_left.remove(c)
         pred_left.remove(x)
+        if "date/time" in c.functions & x.functions and _base_columns(c) == _base_columns(x):
+            why = f"gold tests {c.text}, the prediction {x.text}: the same date read through another function"
+            out.append(Suggestion("Function: date/time", why, 0.65))
+            continue
         # two nested lookups, or one entity named through another column ('Silverstone Circuit' by name,
         # 'silverstone' by reference), are as often the same filter as not: below the gate
         unsure = "subquery" in (c.kind, x.kind) or _shares_word(c.value, x.value)
@@ -339,28 +390,56 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
     return out
 
 
+def _tests(c: Conjunct, x: Conjunct) -> str:
+    return f"gold tests {c.text}, the prediction {x.text}"
+
+
+def _time_formats(c: Conjunct) -> tuple[str, ...]:
+    """The format strings of the date functions on the condition's tested side."""
+    side = c.node.this if isinstance(c.node, exp.Binary) else c.node
+    return tuple(lit.this for lit in side.find_all(exp.Literal) if lit.is_string)
+
+
+def _base_columns(c: Conjunct) -> frozenset[str]:
+    return frozenset(col.name.lower() for col in c.node.find_all(exp.Column))
+
+
 def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestion]:
-    what = f"gold tests {c.text}, the prediction {x.text}"
     if c.functions != x.functions and "date/time" in (c.functions | x.functions):
-        return [Suggestion("Function: date/time", what, 0.4)]  # often the same dates written another way
+        # often the same dates written another way: below the gate
+        return [Suggestion("Function: date/time", _tests(c, x), 0.4)]
     if c.kind == "subquery" and x.kind == "subquery" and c.op == x.op:
         if norm_sql(c.node) == norm_sql(x.node):
             return []
-        # the difference inside is named by the other rules; this says where it is
-        return [Suggestion("Subquery: partial", f"the nested queries differ: {what}", 0.45)]
+        # NL2SQL-Bugs: a nested query reading the same tables but filtering or computing otherwise is right
+        # in part; one reading other tables answers another question. (The difference inside is also
+        # named by the other rules.)
+        g_tables, p_tables = _nested_tables(c.node), _nested_tables(x.node)
+        if g_tables and g_tables == p_tables:
+            return [Suggestion("Subquery: partial", f"the nested queries differ inside: {_tests(c, x)}", 0.6)]
+        why = f"gold's nested query reads {_names(g_tables)}, the prediction's {_names(p_tables)}"
+        return [Suggestion("Subquery: mismatch", why, 0.7)]
     out: list[Suggestion] = []
     same_value = c.value == x.value
     if _same_test(c, x):
         return []
+    if c.op != x.op and {c.op, x.op} <= {"=", "in"} and (same_value or _core(c.value) == _core(x.value)):
+        return []
+    if same_value and c.op == x.op:
+        return []
+    what = _tests(c, x)  # SQL text is generated only once a difference is certain
     if c.op != x.op:
-        if {c.op, x.op} <= {"=", "in"} and (same_value or _core(c.value) == _core(x.value)):
-            return []
         conf = 0.8 if same_value or _same_but_form(c, x) else 0.6
         out.append(Suggestion("Operator: comparison", what, conf))
         if same_value or _same_but_form(c, x):
+            if not same_value and _core(c.value) != _core(x.value):  # '1:27%' against '0:01:27'
+                out.append(Suggestion("Value: data format", f"{what} (the same value in another form)", 0.7))
             return out
     if same_value:
         return out
+    if "date/time" in c.functions & x.functions and _time_formats(c) != _time_formats(x):
+        # the same column read through a date function with another layout ('%Y' against '%Y-%m')
+        return [Suggestion("Function: date/time", f"{what} (another date format)", 0.7)]
     if c.kind == "str" and x.kind == "str" and c.value.lower() == x.value.lower():
         out.append(Suggestion("Value: data format", f"{what} (SQLite compares text case-sensitively)", 0.9))
     elif {c.kind, x.kind} == {"str", "num"} and c.value == x.value:
@@ -372,6 +451,22 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         reason = what + (" (the evidence states gold's value)" if conf > 0.8 else "")
         out.append(Suggestion("Value: mismatch", reason, conf))
     return out
+
+
+def _nested_conditions(f: QueryFacts) -> Counter[tuple[str, str, str]]:
+    """The conditions inside nested queries, each as (column, op, value)."""
+    return Counter((c.column, c.op, c.value) for c in f.conjuncts if _in_nested_query(c.node))
+
+
+def _in_nested_query(node: exp.Expression) -> bool:
+    """The condition belongs to a query nested in a condition or the SELECT list (not a derived table)."""
+    select = node.find_ancestor(exp.Select)
+    return select is not None and select.parent is not None and is_nested(select)
+
+
+def _nested_tables(node: exp.Expression) -> set[str]:
+    select = node.find(exp.Select)
+    return {t.name.lower() for t in select.find_all(exp.Table)} if select is not None else set()
 
 
 def _same_test(c: Conjunct, x: Conjunct) -> bool:
@@ -549,4 +644,10 @@ def _subqueries(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     ]
     if g.nested and not p.nested and filters and not g.set_ops:
         return [Suggestion("Subquery: missing", f"gold filters with a nested query: {filters[0].text}", 0.65)]
+    if g.nested_tables and p.nested_tables and p.nested_tables - g.nested_tables:
+        # NL2SQL-Bugs' subquery mismatch: both answer part of the question with a nested query, and the
+        # prediction's reads a table gold's do not (another question; reading fewer, joined by their keys,
+        # is the usual shortcut)
+        why = f"gold's nested queries read {_names(g.nested_tables)}, the prediction's {_names(p.nested_tables)}"
+        return [Suggestion("Subquery: mismatch", why, 0.7)]
     return []

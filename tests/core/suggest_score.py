@@ -6,15 +6,19 @@ when there is one (EX in the default mode, the error, the results), then `sugges
 
 from __future__ import annotations
 
+import json
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
 from sqltriage.core.suggest import Suggestion, suggest_causes
-from sqltriage.core.verdicts.exec_compare import execution_outcomes
+from sqltriage.core.verdicts.exec_compare import EX_MODES, execution_outcomes
 from sqltriage.core.verdicts.execution import execute
 from sqltriage.core.verdicts.gold_audit import audit_gold, tie_sensitive
+from sqltriage.core.verdicts.testsuite.from_schema import schema_neighbours
 from tests.core.suggest_set import LabelledRow
 
 
@@ -26,22 +30,39 @@ class Scored:
     seconds: float  # the engine alone, execution excluded
 
 
-def run_row(row: LabelledRow) -> Scored:
+def run_row(row: LabelledRow, data: Path | None = None, *, structure_only: bool = False) -> Scored:
+    """One row as an evaluation runs it, in its dataset's EX mode. Without a database file (BIRD here), the
+    row runs on databases generated from the schema and its database's golds (`data`: ../shared/data),
+    unless `structure_only`."""
     ex, error, g, p, tied = None, None, None, None, False
+    mode = row.dataset if row.dataset in EX_MODES else None
     if row.db_path is not None:
         db = row.db_path
         g, p = execute(db, row.gold_sql), execute(db, row.pred_sql)
         if g.ok:
-            ex = execution_outcomes(g, p, row.gold_sql)["ex"]
+            ex = execution_outcomes(g, p, row.gold_sql)[f"ex_{mode or 'spider'}"]
             error = p.error
             tie = audit_gold(row.gold_sql, g, lambda q: execute(db, q)).tie
             tied = p.ok and tie_sensitive(tie, g.rows, p.rows)
+    databases: list[Path] = []
+    if row.db_path is None and row.schema is not None and data is not None and not structure_only:
+        databases = schema_neighbours(row.schema, _golds(data, row.dataset, row.schema.db_id))
     started = time.perf_counter()
     found = suggest_causes(
         row.gold_sql, row.pred_sql, schema=row.schema, evidence=row.evidence,
-        gold_result=g, pred_result=p, ex=ex, error=error, tie_sensitive=tied,
+        gold_result=g, pred_result=p, ex=ex, error=error, tie_sensitive=tied, ex_mode=mode,
+        databases=databases,
     )  # fmt: skip
     return Scored(row, found, ex, time.perf_counter() - started)
+
+
+@cache
+def _golds(data: Path, dataset: str, db_id: str) -> tuple[str, ...]:
+    """Every gold query of the database in the dataset: what its generated databases are planted from."""
+    if dataset != "bird":
+        raise ValueError(f"no schema-only databases for {dataset} rows here")
+    dev = json.loads((data / "bird_dev" / "dev.json").read_text())
+    return tuple(e["SQL"] for e in dev if e["db_id"] == db_id)
 
 
 def category(tag: str) -> str:

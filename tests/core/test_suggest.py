@@ -311,3 +311,50 @@ def test_quality_on_the_hand_labelled_set(shared_data: Path) -> None:
         m.precision(),
         m.false_alarm_rate(),
     )
+
+
+# Rules read from NL2SQL-Bugs' category definitions: the cause is among the first three suggestions.
+AMONG_FIRST = [
+    (  # a nested query right in part: its own condition is missing
+        "SELECT count(*) FROM e WHERE t = 2 AND a > (SELECT avg(a) FROM e WHERE t = 2)",
+        "SELECT count(*) FROM e WHERE t = 2 AND a > (SELECT avg(a) FROM e)",
+        "Subquery: partial",
+    ),
+    (  # a nested query reading another table answers another question
+        "SELECT name FROM c WHERE id IN (SELECT cid FROM o WHERE total > 10)",
+        "SELECT name FROM c WHERE id IN (SELECT cid FROM r WHERE total > 10)",
+        "Subquery: mismatch",
+    ),
+    (
+        "SELECT atom_id FROM connected WHERE bond_id = 'TR000_2_5'",
+        "SELECT atom_id FROM connected WHERE bond_id = 'TR_000_2_5'",
+        "Value: data format",
+    ),
+    (
+        "SELECT d FROM lap WHERE time LIKE '1:27%'",
+        "SELECT d FROM lap WHERE time = '0:01:27'",
+        "Value: data format",
+    ),
+    ("SELECT t FROM x WHERE title = 'Beetle!'", "SELECT t FROM x WHERE title = 'Beetle'", "Value: mismatch"),
+    (
+        "SELECT count(*) FROM tr WHERE strftime('%Y', d) = '2012'",
+        "SELECT count(*) FROM tr WHERE strftime('%Y-%m', d) = '2012-06'",
+        "Function: date/time",
+    ),
+    (
+        "SELECT a.name FROM airports AS a JOIN flights AS f ON a.code = f.dest",
+        "SELECT a.name FROM airports AS a JOIN flights AS f ON f.dest = f.dest",
+        "Table: join condition",
+    ),
+    (  # the extra column is the one reading another attribute, not the matching one
+        "SELECT School, AvgScrWrite FROM s",
+        "SELECT School, avg(AvgScrRead), avg(AvgScrWrite) FROM s GROUP BY School",
+        "Attribute: redundant",
+    ),
+]
+
+
+@pytest.mark.parametrize(("gold", "pred", "cause"), AMONG_FIRST)
+def test_weak_categories_are_named_among_the_first_three(gold: str, pred: str, cause: str) -> None:
+    found = suggest_causes(gold, pred, ex=0)
+    assert cause in [s.tag for s in found[:3]], [(s.tag, s.reason) for s in found]
