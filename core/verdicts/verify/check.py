@@ -1,0 +1,186 @@
+"""Bounded equivalence of a gold and a predicted query: `verified`, `refuted` (with a database) or `unknown`.
+
+The question put to z3: is there a database of at most `bound` rows per table, keeping the schema's
+constraints (tables.py), and a choice of what SQLite leaves unspecified (encode.py), on which the two
+results differ in the row's EX mode? Unsatisfiable → `verified` up to the bound. Satisfiable → the model is
+written out as a SQLite file and both queries are run on it with plain sqlite3 through the read-only
+sandbox: only if the EX comparison there says they differ is the pair `refuted`; else `unknown`. A hard
+deadline (z3's own timeout, and a timer that interrupts z3 should it overrun) bounds every pair.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_BOUND = 3  # rows per table
+DEFAULT_TIMEOUT = 5.0  # seconds per pair, encoding and solving together
+MODES = ("spider", "bird")  # bags (ordered when the gold sorts) and sets; the others are not encoded
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    status: str  # "verified" | "refuted" | "unknown"
+    bound: int
+    note: str | None = None  # the construct outside the fragment, "timeout", or why a refutation failed
+    witness: Path | None = None  # the counterexample database of a refutation
+    witness_rows: int | None = None
+    seconds: float = 0.0
+
+    def columns(self) -> dict[str, Any]:
+        return {"equivalence": self.status, "equivalence_bound": self.bound, "equivalence_note": self.note}
+
+
+def solver_version() -> str | None:
+    try:
+        import z3
+    except ImportError:
+        return None
+    return z3.get_version_string()
+
+
+def check_pair(
+    gold_sql: str,
+    pred_sql: str,
+    db_path: Path,
+    *,
+    mode: str = "spider",
+    bound: int = DEFAULT_BOUND,
+    timeout: float = DEFAULT_TIMEOUT,
+    extra_foreign_keys: tuple = (),
+    witness_root: Path | None = None,
+    exec_timeout: float = 10.0,
+) -> Verdict:
+    """Never raises for a pair: whatever cannot be decided is `unknown` with its reason."""
+    start = time.monotonic()
+
+    def done(status: str, note: str | None = None, witness: Path | None = None, rows: int | None = None) -> Verdict:
+        return Verdict(status, bound, note, witness, rows, time.monotonic() - start)
+
+    if solver_version() is None:
+        return done("unknown", "the solver is not installed (pip install 'sqltriage[verify]')")
+    if mode not in MODES:
+        return done("unknown", f"EX mode {mode} is not encoded")
+    try:
+        found = _solve(gold_sql, pred_sql, db_path, mode, bound, start + timeout, tuple(extra_foreign_keys))
+    except RecursionError:
+        return done("unknown", "query too deep to encode")
+    except MemoryError:
+        return done("unknown", "encoding too large")
+    status, payload = found
+    if status != "sat":
+        return done(status, payload)
+    from sqltriage.core.verdicts.verify.counterexample import confirm
+
+    confirmed = confirm(
+        payload, gold_sql, pred_sql, db_path, mode, witness_root, exec_timeout, tuple(extra_foreign_keys)
+    )
+    if confirmed.path is None:
+        return done("unknown", confirmed.note)
+    return done("refuted", None, confirmed.path, confirmed.rows)
+
+
+def _solve(
+    gold_sql: str, pred_sql: str, db_path: Path, mode: str, bound: int, deadline: float, extra_fks: tuple
+) -> tuple[str, Any]:
+    import sqlglot
+    import z3
+    from sqlglot.errors import SqlglotError
+
+    from sqltriage.core.verdicts.exec_compare import order_matters, spider_sql
+    from sqltriage.core.verdicts.verify.encode import Encoder, Timeout
+    from sqltriage.core.verdicts.verify.results import differ
+    from sqltriage.core.verdicts.verify.symbolic import Unsupported
+    from sqltriage.core.verdicts.verify.tables import SymDatabase
+
+    texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
+    try:
+        trees = [sqlglot.parse_one(t, read="sqlite") for t in texts]
+    except (SqlglotError, ValueError) as exc:
+        return "unknown", f"does not parse: {str(exc).splitlines()[0][:120]}"
+    ordered = mode == "spider" and order_matters(gold_sql)
+    literals = frozenset(
+        lit.this if lit.is_string else _number(lit.this)
+        for tree in trees
+        for lit in tree.find_all(sqlglot.exp.Literal)
+    )
+    try:
+        db = SymDatabase(db_path, bound, literals, extra_fks)
+        enc = Encoder(db, deadline)
+        gold, pred = enc.query(trees[0]), enc.query(trees[1])
+        goal = differ(enc, gold, pred, mode, ordered)
+    except Timeout:
+        return "unknown", "timeout"
+    except Unsupported as exc:
+        return "unknown", str(exc)
+    except z3.Z3Exception as exc:
+        return "unknown", f"solver error: {exc}"
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return "unknown", "timeout"
+    solver = z3.Solver()
+    solver.set("timeout", max(1, int(left * 1000)))
+    solver.add(*db.constraints, *enc.facts, goal)
+    guard = threading.Timer(left + 1.0, z3.main_ctx().interrupt)  # should z3 overrun its own timeout
+    guard.daemon = True
+    guard.start()
+    try:
+        answer = solver.check()
+    except z3.Z3Exception as exc:
+        return "unknown", f"solver error: {exc}"
+    finally:
+        guard.cancel()
+    if answer == z3.unsat:
+        return "verified", None
+    if answer == z3.sat:
+        return "sat", _tables(solver.model(), db)
+    reason = solver.reason_unknown()
+    return "unknown", "timeout" if ("timeout" in reason or "cancel" in reason or "interrupt" in reason) else reason
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _tables(model: Any, db: Any) -> dict[str, list[dict[str, Any]]]:
+    """The model's database: each encoded table's present rows, column → Python value."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for t in db.tables.values():
+        rows = []
+        for present, values in t.rows:
+            if not _true(model.eval(present, model_completion=True)):
+                continue
+            row = {}
+            for c in t.columns:
+                v = values.get(c.name.lower())
+                row[c.name] = None if v is None else _python(model, v)
+            rows.append(row)
+        out[t.name] = rows
+    return out
+
+
+def _true(b: Any) -> bool:
+    import z3
+
+    return z3.is_true(b)
+
+
+def _python(model: Any, v: Any) -> Any:
+    import z3
+
+    if _true(model.eval(v.null, model_completion=True)):
+        return None
+    x = model.eval(v.v, model_completion=True)
+    if v.kind == "int":
+        return x.as_long()
+    if v.kind == "real":
+        return float(x.as_fraction())
+    if z3.is_string_value(x):
+        return x.as_string()
+    return str(x)

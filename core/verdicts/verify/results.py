@@ -1,0 +1,57 @@
+"""The formula "the two results differ", in the EX mode's sense of the same result.
+
+`spider`: bags of rows, compared position by position when the gold sorts (two results of different
+widths differ unless both are empty); `bird`: sets of rows. Columns are compared in the order written,
+which is stricter than Spider's matching of columns in any order: a pair that differs only by column
+order is refuted here, then re-run in SQLite, where the EX comparison itself decides.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import z3
+
+from sqltriage.core.verdicts.verify import symbolic as s
+
+if TYPE_CHECKING:
+    from sqltriage.core.verdicts.verify.encode import Encoder, Rel
+
+
+def differ(enc: Encoder, gold: Rel, pred: Rel, mode: str, ordered: bool) -> Any:
+    some = [c for c, _ in gold.rows + pred.rows]
+    if len(gold.names) != len(pred.names):
+        return z3.Or(*some) if some else s.FALSE
+    if mode == "bird":
+        return z3.Or(_missing(gold, pred), _missing(pred, gold))
+    if ordered:
+        return _ordered_differ(enc, gold, pred)
+    return z3.Or(*[z3.And(c, _count(gold, v) != _count(pred, v)) for c, v in gold.rows + pred.rows])
+
+
+def _count(rel: Rel, v: tuple) -> Any:
+    return z3.Sum(*[z3.If(z3.And(c, s.same_row(w, v)), 1, 0) for c, w in rel.rows]) if rel.rows else 0
+
+
+def _missing(a: Rel, b: Rel) -> Any:
+    """Some row of `a` is nowhere in `b`."""
+    out = []
+    for c, v in a.rows:
+        found = z3.Or(*[z3.And(cb, s.same_row(w, v)) for cb, w in b.rows]) if b.rows else s.FALSE
+        out.append(z3.And(c, z3.Not(found)))
+    return z3.Or(*out) if out else s.FALSE
+
+
+def _ordered_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
+    from sqltriage.core.verdicts.verify.aggregate import ranks
+
+    g_ranks = gold.ranks if gold.ranks is not None else ranks(enc, gold.rows, None)
+    p_ranks = pred.ranks if pred.ranks is not None else ranks(enc, pred.rows, None)
+    n_gold = z3.Sum(*[z3.If(c, 1, 0) for c, _ in gold.rows]) if gold.rows else z3.IntVal(0)
+    n_pred = z3.Sum(*[z3.If(c, 1, 0) for c, _ in pred.rows]) if pred.rows else z3.IntVal(0)
+    clash = [
+        z3.And(cg, cp, rg == rp, z3.Not(s.same_row(vg, vp)))
+        for (cg, vg), rg in zip(gold.rows, g_ranks, strict=True)
+        for (cp, vp), rp in zip(pred.rows, p_ranks, strict=True)
+    ]
+    return z3.Or(n_gold != n_pred, *clash)
