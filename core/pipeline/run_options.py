@@ -69,6 +69,18 @@ def eval_options(given: Mapping[str, Any], *, spell: Callable[[str], str] = str)
         require_distributed()
     if "neighbours" in kwargs and kwargs["neighbours"] < 0:
         raise UsageError(f"{spell('neighbours')} must be 0 (off) or a positive number of databases")
+    if kwargs.get("verify"):
+        from sqltriage.core.verdicts.verify import solver_version
+
+        if solver_version() is None:
+            raise UsageError(
+                f"{spell('verify')} needs the z3 solver, which is not installed",
+                hint='pip install "sqltriage[verify]"',
+            )
+    if "verify_bound" in kwargs and kwargs["verify_bound"] < 1:
+        raise UsageError(f"{spell('verify_bound')} must be at least 1 row per table")
+    if "verify_timeout" in kwargs and kwargs["verify_timeout"] <= 0:
+        raise UsageError(f"{spell('verify_timeout')} must be a positive number of seconds")
     if "neighbour_cache" in kwargs:
         kwargs["neighbour_cache"] = str(Path(kwargs["neighbour_cache"]).absolute())
     for name in ("max_rows", "chunk_size"):
