@@ -88,11 +88,15 @@ def _add_verify_options(p: argparse.ArgumentParser, *, bound: bool = True) -> No
         "--verify",
         action="store_true",
         help="also check each EX pass for equivalence with the gold on every database of up to N rows per "
-        "table (z3; needs pip install \"sqltriage[verify]\"): verified, refuted with a database, or unknown",
+        'table (z3; needs pip install "sqltriage[verify]"): verified, refuted with a database, or unknown',
     )
     if bound:
         p.add_argument(
-            "--verify-bound", type=int, default=None, metavar="N", help="rows per table for --verify (default 3)"
+            "--verify-bound",
+            type=int,
+            default=None,
+            metavar="N",
+            help="rows per table for --verify (default 3)",
         )
         p.add_argument(
             "--verify-timeout",

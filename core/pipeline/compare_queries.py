@@ -133,7 +133,9 @@ def compare_queries(
     if verify:
         if db is None:
             raise UsageError("--verify needs a database", hint="give --db the .sqlite file of the schema")
-        doc.update(_on_verify(db, gold_sql, pred_sql, doc, verify_bound, verify_timeout, neighbour_cache, timeout))
+        doc.update(
+            _on_verify(db, gold_sql, pred_sql, doc, verify_bound, verify_timeout, neighbour_cache, timeout)
+        )
     doc["suggestions"] = _suggestions(gold, pred, schema, g, p, doc.get("execution"))
     return doc
 
@@ -213,7 +215,9 @@ def _on_verify(
         "equivalence": {"status": v.status, "bound": v.bound, "note": v.note, "seconds": round(v.seconds, 3)}
     }
     if v.witness is not None and doc.get("witness") is None:
-        found = SimpleNamespace(path=v.witness, rows=v.witness_rows, shrunk=True, neighbour=None, note="solver")
+        found = SimpleNamespace(
+            path=v.witness, rows=v.witness_rows, shrunk=True, neighbour=None, note="solver"
+        )
         out["witness"] = _witness_doc(found, gold_sql, pred_sql, timeout)
     return out
 

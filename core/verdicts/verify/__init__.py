@@ -10,6 +10,12 @@ only when a pair is checked, so an install without the extra runs everything els
 
 from __future__ import annotations
 
-from sqltriage.core.verdicts.verify.check import DEFAULT_BOUND, DEFAULT_TIMEOUT, Verdict, check_pair, solver_version
+from sqltriage.core.verdicts.verify.check import (
+    DEFAULT_BOUND,
+    DEFAULT_TIMEOUT,
+    Verdict,
+    check_pair,
+    solver_version,
+)
 
 __all__ = ["DEFAULT_BOUND", "DEFAULT_TIMEOUT", "Verdict", "check_pair", "solver_version"]

@@ -34,9 +34,7 @@ def has_aggregate(e: exp.Expression) -> bool:
     return False
 
 
-def project(
-    enc: Encoder, node: exp.Select, rows: list[tuple[Any, Env]], env: Env, aliases: dict
-) -> Rel:
+def project(enc: Encoder, node: exp.Select, rows: list[tuple[Any, Env]], env: Env, aliases: dict) -> Rel:
     from sqltriage.core.verdicts.verify.encode import Ctx, Rel
 
     exprs = _select_list(enc, node, rows)
@@ -44,13 +42,20 @@ def project(
     group = node.args.get("group")
     having = node.args.get("having")
     order = node.args.get("order")
-    parts = [*exprs, *([having.this] if having else []), *([o.this for o in order.expressions] if order else [])]
+    parts = [
+        *exprs,
+        *([having.this] if having else []),
+        *([o.this for o in order.expressions] if order else []),
+    ]
     grouped = group is not None or any(has_aggregate(p) for p in parts)
     out: list[tuple[Any, Ctx]] = []
     single = False
     if grouped and group is not None:
         keys_exprs = [_group_expr(g, exprs, aliases) for g in group.expressions]
-        keys = [tuple(enc.value(g, Ctx(e, aliases=dict(aliases), outer_depth=1)) for g in keys_exprs) for _, e in rows]
+        keys = [
+            tuple(enc.value(g, Ctx(e, aliases=dict(aliases), outer_depth=1)) for g in keys_exprs)
+            for _, e in rows
+        ]
         ids = frozenset(
             r for g in keys_exprs if isinstance(g, exp.Column) and (r := enc.resolve(g, rows[0][1]))
         )
@@ -60,7 +65,9 @@ def project(
             enc.tick()
             earlier = [z3.And(rows[j][0], s.same_row(keys[j], keys[i])) for j in range(i)]
             lead = z3.And(c, z3.Not(z3.Or(*earlier))) if earlier else c
-            members = [(z3.And(rows[j][0], s.same_row(keys[j], keys[i])), rows[j][1]) for j in range(len(rows))]
+            members = [
+                (z3.And(rows[j][0], s.same_row(keys[j], keys[i])), rows[j][1]) for j in range(len(rows))
+            ]
             out.append((lead, Ctx(e, group=members, keys=ids, aliases=dict(aliases), outer_depth=1)))
     elif grouped:
         single = True
@@ -82,7 +89,10 @@ def project(
     keys_by_row = None
     if order is not None:
         keys_by_row = [
-            [(_order_value(enc, o.this, ctx, vals, names, exprs), bool(o.args.get("desc"))) for o in order.expressions]
+            [
+                (_order_value(enc, o.this, ctx, vals, names, exprs), bool(o.args.get("desc")))
+                for o in order.expressions
+            ]
             for (_, ctx), vals in zip(out, values, strict=True)
         ]
     return order_limit(enc, node, rel, keys_by_row)
@@ -140,7 +150,9 @@ def _order_value(
     if isinstance(e, exp.Literal) and not e.is_string:
         return vals[int(e.this) - 1]
     if isinstance(e, exp.Column) and not e.table:
-        aliased = [i for i, x in enumerate(exprs) if isinstance(x, exp.Alias) and x.alias.lower() == e.name.lower()]
+        aliased = [
+            i for i, x in enumerate(exprs) if isinstance(x, exp.Alias) and x.alias.lower() == e.name.lower()
+        ]
         if aliased:
             return vals[aliased[0]]
     return enc.value(e, _fresh(ctx))
@@ -164,8 +176,10 @@ def ranks(enc: Encoder, rows: list[tuple[Any, tuple]], keys: list | None) -> lis
             cj = rows[j][0]
             enc.facts.append(z3.Implies(z3.And(ci, cj), out[i] != out[j]))
             if keys is not None:
-                enc.facts.append(z3.Implies(z3.And(ci, cj, _sorts_before(keys[i], keys[j])), out[i] < out[j]))
-                enc.facts.append(z3.Implies(z3.And(ci, cj, _sorts_before(keys[j], keys[i])), out[j] < out[i]))
+                first, second = _sorts_before(keys[i], keys[j]), _sorts_before(keys[j], keys[i])
+                enc.facts.append(z3.Implies(z3.And(ci, cj, first), out[i] < out[j]))
+                enc.facts.append(z3.Implies(z3.And(ci, cj, second), out[j] < out[i]))
+                enc.ties.append(z3.And(ci, cj, z3.Not(first), z3.Not(second)))
     return out
 
 
@@ -246,7 +260,9 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
     counted = [z3.And(c, z3.Not(v.null)) for c, v in vals]
     if distinct:
         counted = [
-            z3.And(counted[j], *[z3.Not(z3.And(counted[k], s.same(vals[k][1], vals[j][1]))) for k in range(j)])
+            z3.And(
+                counted[j], *[z3.Not(z3.And(counted[k], s.same(vals[k][1], vals[j][1]))) for k in range(j)]
+            )
             for j in range(len(vals))
         ]
     none = z3.Not(z3.Or(*counted))
@@ -270,7 +286,11 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
     if kind == "str":
         raise Unsupported(f"{type(e).__name__.upper()} of text")
     zero = z3.IntVal(0) if kind == "int" else z3.RealVal(0)
-    terms = [z3.If(k, v.v if kind == v.kind else s.widened(v), zero) for k, (_, v) in zip(counted, vals, strict=True) if v.kind != "null"]
+    terms = [
+        z3.If(k, v.v if kind == v.kind else s.widened(v), zero)
+        for k, (_, v) in zip(counted, vals, strict=True)
+        if v.kind != "null"
+    ]
     total = z3.Sum(*terms) if terms else zero
     if isinstance(e, exp.Sum):
         return Val(kind, total, none)

@@ -90,8 +90,46 @@ def _write(path: Path, tables: dict[str, list[dict[str, Any]]], db_path: Path, e
                 marks = ", ".join("?" for _ in r)
                 conn.execute(f"INSERT INTO {quoted(name)} ({cols}) VALUES ({marks})", tuple(r.values()))
                 rows += 1
+        rows += _add_parents(conn, info, set(tables))
         conn.commit()
         conn.execute("VACUUM")
     finally:
         conn.close()
     return rows
+
+
+def _add_parents(conn: sqlite3.Connection, info: dict, encoded: set[str]) -> int:
+    """Rows in the tables the queries do not read, so that every foreign key of the written rows has its
+    parent: such a table is invisible to both queries, so its rows change neither result."""
+    added = 0
+    for _ in range(len(info)):  # a parent's own foreign keys may need rows further up
+        missing = []
+        for t, _cols in info.values():
+            for col, parent, parent_col in t.foreign_keys:
+                if parent in encoded or parent.lower() not in info:
+                    continue
+                sql = (
+                    f"SELECT DISTINCT c.{quoted(col)} FROM {quoted(t.name)} AS c WHERE c.{quoted(col)} IS NOT NULL "
+                    f"AND NOT EXISTS (SELECT 1 FROM {quoted(parent)} AS p WHERE p.{quoted(parent_col)} = c.{quoted(col)})"
+                )
+                missing += [(parent, parent_col, v) for (v,) in conn.execute(sql).fetchall()]
+        if not missing:
+            break
+        for parent, parent_col, value in missing:
+            ptable = info[parent.lower()][0]
+            row = {parent_col: value}
+            for c in ptable.columns:
+                if c.name != parent_col and (c.not_null or c.pk):
+                    row[c.name] = _filler(c.declared, added)
+            names = ", ".join(quoted(c) for c in row)
+            marks = ", ".join("?" for _ in row)
+            conn.execute(
+                f"INSERT OR IGNORE INTO {quoted(ptable.name)} ({names}) VALUES ({marks})", tuple(row.values())
+            )
+            added += 1
+    return added
+
+
+def _filler(declared: str, n: int) -> object:
+    d = declared.upper()
+    return 10_000 + n if any(k in d for k in ("INT", "REAL", "FLOA", "DOUB", "DEC", "NUM")) else f"filler {n}"

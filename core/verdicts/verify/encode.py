@@ -61,6 +61,7 @@ class Encoder:
         self.deadline = deadline
         self.max_rows = max_rows
         self.facts: list[Any] = []  # constraints on the free choices (bare columns, tie orders, …)
+        self.ties: list[Any] = []  # "these two present rows tie on their ORDER BY keys", per pair
         self._names = itertools.count()
 
     def name(self, stem: str) -> str:
@@ -108,9 +109,7 @@ class Encoder:
         if any(isinstance(e, exp.Window) for e in node.find_all(exp.Window)):
             raise Unsupported("window function")
         rows = self.from_rows(node, env)
-        aliases = {
-            e.alias.lower(): e.this for e in node.expressions if isinstance(e, exp.Alias) and e.alias
-        }
+        aliases = {e.alias.lower(): e.this for e in node.expressions if isinstance(e, exp.Alias) and e.alias}
         where = node.args.get("where")
         if where is not None:
             rows = [
@@ -145,14 +144,14 @@ class Encoder:
                     matched.append(cond)
                     out.append((cond, scope))
                 if side == "LEFT":
-                    padded = {a: {c: s.null_of(v) for c, v in cols.items()} for a, cols in right[0][1].items()}
+                    padded = {
+                        a: {c: s.null_of(v) for c, v in cols.items()} for a, cols in right[0][1].items()
+                    }
                     out.append((z3.And(lc, z3.Not(z3.Or(*matched)) if matched else lc), {**lsc, **padded}))
             rows = out
         return [(c, (sc, *env)) for c, sc in rows]
 
-    def _join_condition(
-        self, on: Any, using: Any, scope: Scope, env: Env, left: Scope, right: Scope
-    ) -> Any:
+    def _join_condition(self, on: Any, using: Any, scope: Scope, env: Env, left: Scope, right: Scope) -> Any:
         if using:
             conds = []
             for ident in using:
@@ -200,7 +199,8 @@ class Encoder:
             return s.Tri(v.null, z3.Not(v.null))
         if isinstance(e, exp.Between):
             return s.tri_and(
-                self._compare(">=", e.this, e.args["low"], ctx), self._compare("<=", e.this, e.args["high"], ctx)
+                self._compare(">=", e.this, e.args["low"], ctx),
+                self._compare("<=", e.this, e.args["high"], ctx),
             )
         if isinstance(e, exp.In):
             return self._in(e, ctx)

@@ -194,7 +194,9 @@ def before(a: Val, b: Val) -> Any:
         x, y = (a.v, b.v) if a.kind == b.kind else (_real(a), _real(b))
         return z3.Or(z3.And(a.null, z3.Not(b.null)), z3.And(z3.Not(a.null), z3.Not(b.null), x < y))
     text_first = a.kind == "str"  # numbers sort before text
-    return z3.Or(z3.And(a.null, z3.Not(b.null)), z3.And(z3.Not(a.null), z3.Not(b.null), FALSE if text_first else TRUE))
+    return z3.Or(
+        z3.And(a.null, z3.Not(b.null)), z3.And(z3.Not(a.null), z3.Not(b.null), FALSE if text_first else TRUE)
+    )
 
 
 def arith(op: str, a: Val, b: Val) -> Val:

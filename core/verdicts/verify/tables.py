@@ -54,8 +54,10 @@ def db_info(path: Path, extra_fks: tuple = ()) -> Any:
             if kind is None:
                 cols.append(Column(c.name, "mixed", False))
                 continue
-            not_null = c.not_null or c.pk and kind == "int" or len(c.values) >= EVIDENCE_ROWS and not (
-                len(present) < len(c.values)
+            not_null = (
+                c.not_null
+                or (c.pk and kind == "int")
+                or (len(c.values) >= EVIDENCE_ROWS and not (len(present) < len(c.values)))
             )
             distinct = set(present)
             keyish = c.pk or c.unique or any(fk[0] == c.name for fk in t.foreign_keys)
@@ -168,9 +170,7 @@ class SymDatabase:
                     continue
                 for present, values in t.rows:
                     v = values[col.lower()]
-                    found = [
-                        z3.And(pp, compare("=", v, pv[parent_col.lower()]).t) for pp, pv in parent.rows
-                    ]
+                    found = [z3.And(pp, compare("=", v, pv[parent_col.lower()]).t) for pp, pv in parent.rows]
                     self.constraints.append(z3.Implies(z3.And(present, z3.Not(v.null)), z3.Or(*found)))
 
 
