@@ -217,3 +217,17 @@ def test_a_schema_of_many_tables_encodes_only_those_read(tmp_path: Path, witness
     conn.close()
     v = check_pair("SELECT count(*) FROM t7", "SELECT count(id) FROM t7", path, witness_root=witnesses)
     assert v.status == "verified" and v.seconds < 10
+
+
+def test_a_refutation_every_neighbour_missed_turns_ex_ts_to_0_with_the_solvers_witness(db: Path) -> None:
+    from sqltriage.core.verdicts.verify.columns import verify_columns
+
+    gold, pred = NOT_EQUIVALENT[1]  # count(*) against count(age)
+    passed_everywhere = {"ex_spider": 1, "ex_ts": 1, "ts_witness": None, "ts_witness_rows": None}
+    out = verify_columns(gold, pred, db, passed_everywhere, bound=3, timeout=10)
+    assert out["equivalence"] == "refuted" and out["ex_ts"] == 0
+    assert Path(out["ts_witness"]).is_file() and out["ts_witness_rows"] >= 1
+    failed = {"ex_spider": 0, "ex_ts": 0, "ts_witness": "original"}
+    assert verify_columns(gold, pred, db, failed, bound=3, timeout=10) == dict.fromkeys(
+        ("equivalence", "equivalence_bound", "equivalence_note")
+    )  # an EX fail is not checked

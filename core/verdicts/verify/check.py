@@ -130,6 +130,8 @@ def _solve(
     from sqltriage.core.verdicts.verify.tables import SymDatabase
 
     texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
+    if _bare(texts[0]) == _bare(texts[1]):
+        return "verified", None, None  # the same text: the same plan, the same rows in the same order
     try:
         trees = [sqlglot.parse_one(t, read="sqlite") for t in texts]
     except (SqlglotError, ValueError) as exc:
@@ -193,6 +195,10 @@ def _check(solver: Any, db: Any, deadline: float) -> tuple[str, Any]:
     return "unknown", "timeout" if (
         "timeout" in reason or "cancel" in reason or "interrupt" in reason
     ) else reason
+
+
+def _bare(sql: str) -> str:
+    return " ".join(sql.strip().rstrip(";").split())
 
 
 def _number(text: str) -> int | float:

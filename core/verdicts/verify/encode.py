@@ -313,8 +313,14 @@ def _is_literal(e: exp.Expression) -> bool:
 
 
 def _construct_name(e: exp.Expression) -> str:
+    """How the user wrote the construct: `function STRFTIME`, not sqlglot's name for it."""
+    if isinstance(e, exp.Anonymous):
+        return f"function {e.name.upper()}"
     if isinstance(e, exp.Func):
-        return f"function {e.sql_name() if hasattr(e, 'sql_name') else type(e).__name__}".upper().replace(
-            "FUNCTION", "function"
+        text = e.sql(dialect="sqlite")
+        return (
+            f"function {text.split('(', 1)[0].upper()}"
+            if "(" in text
+            else f"function {type(e).__name__.upper()}"
         )
     return type(e).__name__.upper()
