@@ -62,7 +62,31 @@ def _rows(workspace: Path) -> list[tuple]:
         conn.close()
 
 
-def measure(every: int, timing_pairs: int) -> tuple[list[Figure], dict]:
+def _with_neighbours(data: Path, preds: list[Path], root: Path, k: int) -> dict:
+    """`eval --verify --neighbours K`: verified rows some neighbour refutes (must be none), and the rows the
+    solver refutes although every neighbour passed them."""
+    ws = root / "verify_nb.db"
+    _eval(data, preds, ws, ["--verify", "--neighbours", str(k), "--neighbour-cache", str(root / "nb")])
+    conn = sqlite3.connect(f"file:{ws}?mode=ro", uri=True)
+    try:
+        unsound = conn.execute(
+            "SELECT count(*) FROM results WHERE equivalence = 'verified' AND ex_ts = 0"
+        ).fetchone()[0]
+        beyond = conn.execute(
+            "SELECT r.model, e.db_id, e.gold_sql, r.pred_sql, r.ts_witness FROM results r JOIN examples e "
+            "ON e.idx = r.idx WHERE r.equivalence = 'refuted' AND r.equivalence_note = 'every neighbour passed'"
+        ).fetchall()
+        checked = conn.execute("SELECT count(*) FROM results WHERE equivalence IS NOT NULL").fetchone()[0]
+    finally:
+        conn.close()
+    return {
+        "checked": checked,
+        "verified_but_a_neighbour_refutes": unsound,
+        "refuted_every_neighbour_passed": beyond,
+    }
+
+
+def measure(every: int, timing_pairs: int, neighbours: int = 0) -> tuple[list[Figure], dict]:
     from sqltriage.core.verdicts.verify import check_pair
     from sqltriage.core.verdicts.verify.check import outside_fragment
 
@@ -73,6 +97,7 @@ def measure(every: int, timing_pairs: int) -> tuple[list[Figure], dict]:
         plain = _eval(data, preds, root / "plain.db", [])
         verify = _eval(data, preds, root / "verify.db", ["--verify", "--neighbour-cache", str(root / "nb")])
         rows = _rows(root / "verify.db")
+        soundness = _with_neighbours(data, preds, root, neighbours) if neighbours > 0 else None
         db = lambda db_id: SPIDER_DEV / "database" / db_id / f"{db_id}.sqlite"  # noqa: E731
         executable = [r for r in rows if r[4] == 1]
         reasons: dict[str, int] = {}
@@ -135,6 +160,18 @@ def measure(every: int, timing_pairs: int) -> tuple[list[Figure], dict]:
         "verify_cpu": round(verify, 1),
         "timed_pairs": len(times),
     }
+    if soundness is not None:
+        details["neighbours"] = {**soundness, "k": neighbours}
+        figures.append(
+            Figure(
+                "V",
+                "verified rows a neighbour refutes",
+                "rows",
+                [soundness["verified_but_a_neighbour_refutes"]],
+                0,
+                "0",
+            )
+        )
     return figures, details
 
 
@@ -142,8 +179,15 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.bench verify", description=__doc__)
     parser.add_argument("--every", type=int, default=1, help="every Nth example only (default: all)")
     parser.add_argument("--timing-pairs", type=int, default=300, help="verified pairs re-timed (default 300)")
+    parser.add_argument(
+        "--neighbours",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also run with K neighbours: soundness (default 0)",
+    )
     args = parser.parse_args(argv)
-    figures, details = measure(args.every, args.timing_pairs)
+    figures, details = measure(args.every, args.timing_pairs, args.neighbours)
     print(table(figures))
     print(json.dumps(details, indent=2))
     return 0

@@ -226,6 +226,7 @@ def test_a_refutation_every_neighbour_missed_turns_ex_ts_to_0_with_the_solvers_w
     passed_everywhere = {"ex_spider": 1, "ex_ts": 1, "ts_witness": None, "ts_witness_rows": None}
     out = verify_columns(gold, pred, db, passed_everywhere, bound=3, timeout=10)
     assert out["equivalence"] == "refuted" and out["ex_ts"] == 0
+    assert out["equivalence_note"] == "every neighbour passed"
     assert Path(out["ts_witness"]).is_file() and out["ts_witness_rows"] >= 1
     failed = {"ex_spider": 0, "ex_ts": 0, "ts_witness": "original"}
     assert verify_columns(gold, pred, db, failed, bound=3, timeout=10) == dict.fromkeys(

@@ -63,10 +63,10 @@ def project(enc: Encoder, node: exp.Select, rows: list[tuple[Any, Env]], env: En
             raise _too_large(len(rows))
         for i, (c, e) in enumerate(rows):
             enc.tick()
-            earlier = [z3.And(rows[j][0], s.same_row(keys[j], keys[i])) for j in range(i)]
-            lead = z3.And(c, z3.Not(z3.Or(*earlier))) if earlier else c
+            earlier = [s.and_(rows[j][0], s.same_row(keys[j], keys[i])) for j in range(i)]
+            lead = s.and_(c, s.not_(s.or_(*earlier))) if earlier else c
             members = [
-                (z3.And(rows[j][0], s.same_row(keys[j], keys[i])), rows[j][1]) for j in range(len(rows))
+                (s.and_(rows[j][0], s.same_row(keys[j], keys[i])), rows[j][1]) for j in range(len(rows))
             ]
             out.append((lead, Ctx(e, group=members, keys=ids, aliases=dict(aliases), outer_depth=1)))
     elif grouped:
@@ -75,7 +75,7 @@ def project(enc: Encoder, node: exp.Select, rows: list[tuple[Any, Env]], env: En
     else:
         out = [(c, Ctx(e, aliases=dict(aliases), outer_depth=1)) for c, e in rows]
     if having is not None:
-        out = [(z3.And(c, enc.cond(having.this, _fresh(ctx)).t), ctx) for c, ctx in out]
+        out = [(s.and_(c, enc.cond(having.this, _fresh(ctx)).t), ctx) for c, ctx in out]
         single = False
     values = [tuple(enc.value(e, _fresh(ctx)) for e in exprs) for _, ctx in out]
     result_rows = [(c, v) for (c, _), v in zip(out, values, strict=True)]
@@ -161,8 +161,8 @@ def _order_value(
 def dedupe(rows: list[tuple[Any, tuple[Val, ...]]]) -> list[tuple[Any, tuple[Val, ...]]]:
     out = []
     for i, (c, v) in enumerate(rows):
-        earlier = [z3.And(rows[j][0], s.same_row(rows[j][1], v)) for j in range(i)]
-        out.append((z3.And(c, z3.Not(z3.Or(*earlier))) if earlier else c, v))
+        earlier = [s.and_(rows[j][0], s.same_row(rows[j][1], v)) for j in range(i)]
+        out.append((s.and_(c, s.not_(s.or_(*earlier))) if earlier else c, v))
     return out
 
 
@@ -171,15 +171,15 @@ def ranks(enc: Encoder, rows: list[tuple[Any, tuple]], keys: list | None) -> lis
     count = z3.Sum(*[z3.If(c, 1, 0) for c, _ in rows]) if rows else z3.IntVal(0)
     out = [z3.Int(enc.name("rank")) for _ in rows]
     for i, (ci, _) in enumerate(rows):
-        enc.facts.append(z3.Implies(ci, z3.And(out[i] >= 0, out[i] < count)))
+        enc.facts.append(s.implies(ci, s.and_(out[i] >= 0, out[i] < count)))
         for j in range(i + 1, len(rows)):
             cj = rows[j][0]
-            enc.facts.append(z3.Implies(z3.And(ci, cj), out[i] != out[j]))
+            enc.facts.append(s.implies(s.and_(ci, cj), out[i] != out[j]))
             if keys is not None:
                 first, second = _sorts_before(keys[i], keys[j]), _sorts_before(keys[j], keys[i])
-                enc.facts.append(z3.Implies(z3.And(ci, cj, first), out[i] < out[j]))
-                enc.facts.append(z3.Implies(z3.And(ci, cj, second), out[j] < out[i]))
-                enc.ties.append(z3.And(ci, cj, z3.Not(first), z3.Not(second)))
+                enc.facts.append(s.implies(s.and_(ci, cj, first), out[i] < out[j]))
+                enc.facts.append(s.implies(s.and_(ci, cj, second), out[j] < out[i]))
+                enc.ties.append(s.and_(ci, cj, s.not_(first), s.not_(second)))
     return out
 
 
@@ -188,9 +188,9 @@ def _sorts_before(a: list[tuple[Val, bool]], b: list[tuple[Val, bool]]) -> Any:
     equal: list[Any] = []
     for (x, desc), (y, _) in zip(a, b, strict=True):
         lt = s.before(y, x) if desc else s.before(x, y)
-        options.append(z3.And(*equal, lt) if equal else lt)
+        options.append(s.and_(*equal, lt) if equal else lt)
         equal.append(s.same(x, y))
-    return z3.Or(*options)
+    return s.or_(*options)
 
 
 def _int_literal(node: Any, what: str) -> int:
@@ -213,7 +213,7 @@ def order_limit(enc: Encoder, node: exp.Expression, rel: Rel, keys: list | None)
         keep = [ri >= first]
         if limit is not None:
             keep.append(ri < first + _int_literal(limit, "LIMIT"))
-        rows.append((z3.And(c, *keep), v))
+        rows.append((s.and_(c, *keep), v))
     return Rel(rows, rel.names, [ri - first for ri in r])
 
 
@@ -231,10 +231,10 @@ def set_operation(enc: Encoder, node: exp.Expression, env: Env) -> Rel:
         raise Unsupported(f"{type(node).__name__.upper()} ALL")
 
     def found(v: tuple) -> Any:
-        return z3.Or(*[z3.And(c, s.same_row(w, v)) for c, w in right.rows]) if right.rows else s.FALSE
+        return s.or_(*[s.and_(c, s.same_row(w, v)) for c, w in right.rows]) if right.rows else s.FALSE
 
     keep = isinstance(node, exp.Intersect)
-    rows = [(z3.And(c, found(v) if keep else z3.Not(found(v))), v) for c, v in left.rows]
+    rows = [(s.and_(c, found(v) if keep else s.not_(found(v))), v) for c, v in left.rows]
     return Rel(dedupe(rows), left.names)
 
 
@@ -257,15 +257,15 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
     if isinstance(e, exp.Count) and isinstance(arg, exp.Star):
         return Val("int", z3.Sum(*[z3.If(c, 1, 0) for c, _ in ctx.group]), s.FALSE)
     vals = [(c, enc.value(arg, Ctx(env, aliases=dict(ctx.aliases), outer_depth=1))) for c, env in ctx.group]
-    counted = [z3.And(c, z3.Not(v.null)) for c, v in vals]
+    counted = [s.and_(c, s.not_(v.null)) for c, v in vals]
     if distinct:
         counted = [
-            z3.And(
-                counted[j], *[z3.Not(z3.And(counted[k], s.same(vals[k][1], vals[j][1]))) for k in range(j)]
+            s.and_(
+                counted[j], *[s.not_(s.and_(counted[k], s.same(vals[k][1], vals[j][1]))) for k in range(j)]
             )
             for j in range(len(vals))
         ]
-    none = z3.Not(z3.Or(*counted))
+    none = s.not_(s.or_(*counted))
     kinds = {v.kind for _, v in vals} - {"null"}
     if isinstance(e, exp.Count):
         return Val("int", z3.Sum(*[z3.If(k, 1, 0) for k in counted]), s.FALSE)
@@ -280,7 +280,7 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
             if v.kind == "null":
                 continue
             better = s.before(v, acc) if isinstance(e, exp.Min) else s.before(acc, v)
-            take = z3.And(k, z3.Or(acc.null, better)) if acc.kind != "null" else k
+            take = s.and_(k, s.or_(acc.null, better)) if acc.kind != "null" else k
             acc = s.ite(take, v, acc)
         return acc
     if kind == "str":
@@ -317,9 +317,9 @@ def _choice(enc: Encoder, vals: list[tuple[Any, Val]], stem: str) -> Val:
     if len(kinds) > 1:
         raise Unsupported("a value chosen among text and numbers")
     v = s.fresh(kinds.pop(), enc.name(stem))
-    any_row = z3.Or(*[c for c, _ in vals])
-    enc.facts.append(z3.Implies(any_row, z3.Or(*[z3.And(c, s.same(v, w)) for c, w in vals])))
-    enc.facts.append(z3.Implies(z3.Not(any_row), v.null))
+    any_row = s.or_(*[c for c, _ in vals])
+    enc.facts.append(s.implies(any_row, s.or_(*[s.and_(c, s.same(v, w)) for c, w in vals])))
+    enc.facts.append(s.implies(s.not_(any_row), v.null))
     return v
 
 
@@ -331,7 +331,7 @@ def scalar(enc: Encoder, query: exp.Expression, ctx: Ctx) -> Val:
         c, (v,) = rel.rows[0]
         return s.ite(c, v, s.NULL)
     if rel.ranks is not None:
-        vals = [(z3.And(c, r == 0), vals[0]) for (c, vals), r in zip(rel.rows, rel.ranks, strict=True)]
+        vals = [(s.and_(c, r == 0), vals[0]) for (c, vals), r in zip(rel.rows, rel.ranks, strict=True)]
     else:
         vals = [(c, vals[0]) for c, vals in rel.rows]
     return _choice(enc, vals, "scalar")
@@ -361,8 +361,8 @@ def like(enc: Encoder, e: exp.Like, ctx: Ctx) -> Tri:
             parts.append(z3.Re(ch))
     regex = z3.Re("") if not parts else parts[0] if len(parts) == 1 else z3.Concat(*parts)
     match = z3.InRe(x.v, regex)
-    known = z3.Not(x.null)
-    return Tri(z3.And(known, match), z3.And(known, z3.Not(match)))
+    known = s.not_(x.null)
+    return Tri(s.and_(known, match), s.and_(known, s.not_(match)))
 
 
 def function(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
@@ -387,7 +387,7 @@ def function(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
         items = [enc.value(x, ctx) for x in [e.this, *e.expressions]]
         result = items[-1]
         for v in reversed(items[:-1]):
-            result = s.ite(z3.Not(v.null), v, result)
+            result = s.ite(s.not_(v.null), v, result)
         return result
     if isinstance(e, exp.Nullif):
         a, b = enc.value(e.this, ctx), enc.value(e.expression, ctx)

@@ -137,10 +137,14 @@ def _solve(
     except (SqlglotError, ValueError) as exc:
         return "unknown", f"does not parse: {str(exc).splitlines()[0][:120]}", None
     ordered = mode == "spider" and order_matters(gold_sql)
+    if _same_up_to_naming(trees[0], trees[1]):
+        return "verified", None, None  # the same query but for case, spacing and aliases: the same plan
     literals = frozenset(
         lit.this if lit.is_string else _number(lit.this)
         for tree in trees
         for lit in tree.find_all(sqlglot.exp.Literal)
+    ) | frozenset(
+        c.name for tree in trees for c in tree.find_all(sqlglot.exp.Column) if c.this.args.get("quoted")
     )
     try:
         db = SymDatabase(db_path, bound, literals, extra_fks)
@@ -195,6 +199,34 @@ def _check(solver: Any, db: Any, deadline: float) -> tuple[str, Any]:
     return "unknown", "timeout" if (
         "timeout" in reason or "cancel" in reason or "interrupt" in reason
     ) else reason
+
+
+def _same_up_to_naming(a: Any, b: Any) -> bool:
+    """Whether two parses are one query written differently: identifier case, table aliases, output names."""
+    try:
+        return _canonical(a) == _canonical(b)
+    except Exception:  # a tree too odd to rewrite is simply not recognised as the same
+        return False
+
+
+def _canonical(tree: Any) -> str:
+    from sqlglot import exp
+
+    tree = tree.copy()
+    for select in tree.find_all(exp.Select):
+        aliases = {}
+        for t in select.find_all(exp.Table):
+            if t.parent_select is select and t.alias:
+                aliases[t.alias.lower()] = t.name.lower()
+                t.set("alias", None)
+        for c in select.find_all(exp.Column):
+            if c.parent_select is select and c.table.lower() in aliases:
+                c.set("table", exp.to_identifier(aliases[c.table.lower()]))
+        select.set("expressions", [e.this if isinstance(e, exp.Alias) else e for e in select.expressions])
+    for ident in tree.find_all(exp.Identifier):
+        ident.set("this", ident.this.lower())
+        ident.set("quoted", False)
+    return tree.sql(dialect="sqlite")
 
 
 def _bare(sql: str) -> str:

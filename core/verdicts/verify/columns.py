@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 KEYS = ("equivalence", "equivalence_bound", "equivalence_note")
+EVERY_NEIGHBOUR_PASSED = "every neighbour passed"  # the note of a refutation that set ex_ts to 0
 _MEMO_SIZE = 4096
 _memo: OrderedDict[tuple, Any] = OrderedDict()
 
@@ -63,4 +64,5 @@ def verify_columns(
             out.update(ts_witness=str(verdict.witness), ts_witness_rows=verdict.witness_rows)
         if row.get("ex_ts") == 1:
             out["ex_ts"] = 0
+            out["equivalence_note"] = EVERY_NEIGHBOUR_PASSED
     return out

@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import z3
 from sqlglot import exp
 
 from sqltriage.core.verdicts.verify import aggregate as agg
@@ -113,7 +112,7 @@ class Encoder:
         where = node.args.get("where")
         if where is not None:
             rows = [
-                (z3.And(c, self.cond(where.this, Ctx(sc, aliases=aliases, outer_depth=1)).t), sc)
+                (s.and_(c, self.cond(where.this, Ctx(sc, aliases=aliases, outer_depth=1)).t), sc)
                 for c, sc in rows
             ]
         return agg.project(self, node, rows, env, aliases)
@@ -140,14 +139,14 @@ class Encoder:
                 for rc, rsc in right:
                     scope = {**lsc, **rsc}
                     ok = self._join_condition(on, using, scope, env, lsc, rsc)
-                    cond = z3.And(lc, rc, ok)
+                    cond = s.and_(lc, rc, ok)
                     matched.append(cond)
                     out.append((cond, scope))
                 if side == "LEFT":
                     padded = {
                         a: {c: s.null_of(v) for c, v in cols.items()} for a, cols in right[0][1].items()
                     }
-                    out.append((z3.And(lc, z3.Not(z3.Or(*matched)) if matched else lc), {**lsc, **padded}))
+                    out.append((s.and_(lc, s.not_(s.or_(*matched)) if matched else lc), {**lsc, **padded}))
             rows = out
         return [(c, (sc, *env)) for c, sc in rows]
 
@@ -161,7 +160,7 @@ class Encoder:
                 if lv is None or rv is None:
                     raise Unsupported(f"USING ({col})")
                 conds.append(s.compare("=", lv, rv).t)
-            return z3.And(*conds)
+            return s.and_(*conds)
         if on is None or (isinstance(on, exp.Boolean) and on.this is True):
             return s.TRUE
         return self.cond(on, Ctx((scope, *env), outer_depth=1)).t
@@ -196,7 +195,7 @@ class Encoder:
             if not isinstance(e.expression, exp.Null):
                 raise Unsupported("IS with a value")
             v = self.value(e.this, ctx)
-            return s.Tri(v.null, z3.Not(v.null))
+            return s.Tri(v.null, s.not_(v.null))
         if isinstance(e, exp.Between):
             return s.tri_and(
                 self._compare(">=", e.this, e.args["low"], ctx),
@@ -206,8 +205,8 @@ class Encoder:
             return self._in(e, ctx)
         if isinstance(e, exp.Exists):
             rel = self.query(e.this, ctx.env)
-            any_row = z3.Or(*[c for c, _ in rel.rows]) if rel.rows else s.FALSE
-            return s.Tri(any_row, z3.Not(any_row))
+            any_row = s.or_(*[c for c, _ in rel.rows]) if rel.rows else s.FALSE
+            return s.Tri(any_row, s.not_(any_row))
         if isinstance(e, exp.Like):
             return agg.like(self, e, ctx)
         if isinstance(e, exp.Boolean):
@@ -215,23 +214,23 @@ class Encoder:
         return s.truthy(self.value(e, ctx))
 
     def _compare(self, op: str, a: exp.Expression, b: exp.Expression, ctx: Ctx) -> Tri:
-        return s.compare(op, self.value(a, ctx), self.value(b, ctx), _is_literal(a), _is_literal(b))
+        return s.compare(op, self.value(a, ctx), self.value(b, ctx), self.literal(a), self.literal(b))
 
     def _in(self, e: exp.In, ctx: Ctx) -> Tri:
         x = self.value(e.this, ctx)
-        lit = _is_literal(e.this)
+        lit = self.literal(e.this)
         query = e.args.get("query")
         if query is not None:
             rel = self.query(query.this if isinstance(query, exp.Subquery) else query, ctx.env)
             if len(rel.names) != 1:
                 raise Unsupported("IN over a subquery of several columns")
             parts = [(c, s.compare("=", x, vals[0], lit, False)) for c, vals in rel.rows]
-            t = z3.Or(*[z3.And(c, m.t) for c, m in parts]) if parts else s.FALSE
-            f = z3.And(*[z3.Or(z3.Not(c), m.f) for c, m in parts]) if parts else s.TRUE
+            t = s.or_(*[s.and_(c, m.t) for c, m in parts]) if parts else s.FALSE
+            f = s.and_(*[s.or_(s.not_(c), m.f) for c, m in parts]) if parts else s.TRUE
             return s.Tri(t, f)
         out = s.tri_const(False)
         for item in e.expressions:
-            out = s.tri_or(out, s.compare("=", x, self.value(item, ctx), lit, _is_literal(item)))
+            out = s.tri_or(out, s.compare("=", x, self.value(item, ctx), lit, self.literal(item)))
         return out
 
     def value(self, e: exp.Expression, ctx: Ctx) -> Val:
@@ -280,6 +279,8 @@ class Encoder:
             if ctx.group is not None and depth < ctx.outer_depth and (alias, name) not in ctx.keys:
                 return agg.bare_column(self, e, ctx)
             return v
+        if not table and e.this.args.get("quoted") and not self._is_column_name(name):
+            return s.const(e.name)  # SQLite reads a double-quoted name that is no column as a string
         if not table and name in ctx.aliases:
             rest = {k: v for k, v in ctx.aliases.items() if k != name}  # an alias cannot refer to itself
             return self.value(ctx.aliases[name], Ctx(ctx.env, ctx.group, ctx.keys, rest, ctx.outer_depth))
@@ -288,6 +289,15 @@ class Encoder:
             if col is not None and col.kind == "mixed":
                 raise Unsupported(f"column {e.sql()} mixes text and numbers")
         raise Unsupported(f"column {e.sql()} not found")
+
+    def _is_column_name(self, name: str) -> bool:
+        return any(c.name.lower() == name for _, cols in self.db.info.values() for c in cols)
+
+    def literal(self, e: exp.Expression) -> bool:
+        """A constant SQLite gives no affinity: a literal, a negated one, or a double-quoted string."""
+        if isinstance(e, exp.Column) and not e.table and e.this.args.get("quoted"):
+            return not self._is_column_name(e.name.lower())
+        return _is_literal(e)
 
     def resolve(self, e: exp.Column, env: Env) -> tuple[str, str] | None:
         table, name = e.table.lower(), e.name.lower()

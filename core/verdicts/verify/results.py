@@ -21,25 +21,25 @@ if TYPE_CHECKING:
 def differ(enc: Encoder, gold: Rel, pred: Rel, mode: str, ordered: bool) -> Any:
     some = [c for c, _ in gold.rows + pred.rows]
     if len(gold.names) != len(pred.names):
-        return z3.Or(*some) if some else s.FALSE
+        return s.or_(*some) if some else s.FALSE
     if mode == "bird":
-        return z3.Or(_missing(gold, pred), _missing(pred, gold))
+        return s.or_(_missing(gold, pred), _missing(pred, gold))
     if ordered:
         return _ordered_differ(enc, gold, pred)
-    return z3.Or(*[z3.And(c, _count(gold, v) != _count(pred, v)) for c, v in gold.rows + pred.rows])
+    return s.or_(*[s.and_(c, _count(gold, v) != _count(pred, v)) for c, v in gold.rows + pred.rows])
 
 
 def _count(rel: Rel, v: tuple) -> Any:
-    return z3.Sum(*[z3.If(z3.And(c, s.same_row(w, v)), 1, 0) for c, w in rel.rows]) if rel.rows else 0
+    return z3.Sum(*[z3.If(s.and_(c, s.same_row(w, v)), 1, 0) for c, w in rel.rows]) if rel.rows else 0
 
 
 def _missing(a: Rel, b: Rel) -> Any:
     """Some row of `a` is nowhere in `b`."""
     out = []
     for c, v in a.rows:
-        found = z3.Or(*[z3.And(cb, s.same_row(w, v)) for cb, w in b.rows]) if b.rows else s.FALSE
-        out.append(z3.And(c, z3.Not(found)))
-    return z3.Or(*out) if out else s.FALSE
+        found = s.or_(*[s.and_(cb, s.same_row(w, v)) for cb, w in b.rows]) if b.rows else s.FALSE
+        out.append(s.and_(c, s.not_(found)))
+    return s.or_(*out) if out else s.FALSE
 
 
 def _ordered_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
@@ -50,8 +50,8 @@ def _ordered_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
     n_gold = z3.Sum(*[z3.If(c, 1, 0) for c, _ in gold.rows]) if gold.rows else z3.IntVal(0)
     n_pred = z3.Sum(*[z3.If(c, 1, 0) for c, _ in pred.rows]) if pred.rows else z3.IntVal(0)
     clash = [
-        z3.And(cg, cp, rg == rp, z3.Not(s.same_row(vg, vp)))
+        s.and_(cg, cp, rg == rp, s.not_(s.same_row(vg, vp)))
         for (cg, vg), rg in zip(gold.rows, g_ranks, strict=True)
         for (cp, vp), rp in zip(pred.rows, p_ranks, strict=True)
     ]
-    return z3.Or(n_gold != n_pred, *clash)
+    return s.or_(n_gold != n_pred, *clash)

@@ -40,6 +40,50 @@ TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
 NULL = Val("null", None, TRUE)
 
 
+# z3's own And/Or/Not coerce and check every argument in Python, which dominated the encoding time; these
+# build the same terms through the C API and fold the constants TRUE and FALSE (NOT NULL columns have a NULL
+# flag of FALSE, so most NULL logic folds away before z3 sees it).
+def and_(*xs: Any) -> Any:
+    out = []
+    for x in xs:
+        if x is FALSE:
+            return FALSE
+        if x is not TRUE:
+            out.append(x)
+    return TRUE if not out else out[0] if len(out) == 1 else _mk(z3.Z3_mk_and, out)
+
+
+def or_(*xs: Any) -> Any:
+    out = []
+    for x in xs:
+        if x is TRUE:
+            return TRUE
+        if x is not FALSE:
+            out.append(x)
+    return FALSE if not out else out[0] if len(out) == 1 else _mk(z3.Z3_mk_or, out)
+
+
+def not_(x: Any) -> Any:
+    if x is TRUE:
+        return FALSE
+    if x is FALSE:
+        return TRUE
+    ctx = x.ctx
+    return z3.BoolRef(z3.Z3_mk_not(ctx.ref(), x.as_ast()), ctx)
+
+
+def implies(a: Any, b: Any) -> Any:
+    return or_(not_(a), b)
+
+
+def _mk(f: Any, xs: list[Any]) -> Any:
+    ctx = xs[0].ctx
+    arr = (z3.Ast * len(xs))()
+    for i, x in enumerate(xs):
+        arr[i] = x.as_ast()
+    return z3.BoolRef(f(ctx.ref(), len(xs), arr), ctx)
+
+
 def null_of(v: Val) -> Val:
     """A NULL of `v`'s sort (a LEFT JOIN's padding)."""
     return Val(v.kind, v.v, TRUE) if v.kind != "null" else NULL
@@ -68,11 +112,11 @@ def fresh(kind: str, name: str) -> Val:
 
 
 def tri_and(a: Tri, b: Tri) -> Tri:
-    return Tri(z3.And(a.t, b.t), z3.Or(a.f, b.f))
+    return Tri(and_(a.t, b.t), or_(a.f, b.f))
 
 
 def tri_or(a: Tri, b: Tri) -> Tri:
-    return Tri(z3.Or(a.t, b.t), z3.And(a.f, b.f))
+    return Tri(or_(a.t, b.t), and_(a.f, b.f))
 
 
 def tri_not(a: Tri) -> Tri:
@@ -115,6 +159,10 @@ def align(a: Val, b: Val, a_literal: bool = False, b_literal: bool = False) -> t
     raise Unsupported("comparison of text with a number")
 
 
+def _text_number(x: Val) -> int | float | None:
+    return _numeric_text(z3.simplify(x.v).as_string().strip())
+
+
 def _literal_as_number(x: Val) -> Val:
     text = z3.simplify(x.v).as_string()
     number = _numeric_text(text.strip())
@@ -134,13 +182,15 @@ def compare(op: str, a: Val, b: Val, a_literal: bool = False, b_literal: bool = 
     if a.kind == "null" or b.kind == "null":
         return Tri(FALSE, FALSE)
     mixed = {a.kind, b.kind}
-    if "str" in mixed and mixed & {"int", "real"} and not (a_literal or b_literal):
-        return _text_with_number(op, a, b)
+    if "str" in mixed and mixed & {"int", "real"}:
+        text, text_literal = (a, a_literal) if a.kind == "str" else (b, b_literal)
+        if not (a_literal or b_literal) or (text_literal and _text_number(text) is None):
+            return _text_with_number(op, a, b)  # text that is no number stays text: after every number
     a, b = align(a, b, a_literal, b_literal)
-    known = z3.And(z3.Not(a.null), z3.Not(b.null))
+    known = and_(not_(a.null), not_(b.null))
     x, y = a.v, b.v
     holds = {"=": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
-    return Tri(z3.And(known, holds), z3.And(known, z3.Not(holds)))
+    return Tri(and_(known, holds), and_(known, not_(holds)))
 
 
 _FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -158,8 +208,8 @@ def _text_with_number(op: str, a: Val, b: Val) -> Tri:
     as_number = {"=": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
     as_text = TRUE if op in ("!=", ">", ">=") else FALSE  # text > any number
     holds = z3.If(is_number, as_number, as_text)
-    known = z3.And(z3.Not(a.null), z3.Not(b.null))
-    return Tri(z3.And(known, holds), z3.And(known, z3.Not(holds)))
+    known = and_(not_(a.null), not_(b.null))
+    return Tri(and_(known, holds), and_(known, not_(holds)))
 
 
 def same(a: Val, b: Val) -> Any:
@@ -171,32 +221,30 @@ def same(a: Val, b: Val) -> Any:
         return b.null
     if b.kind == "null":
         return a.null
-    both_null = z3.And(a.null, b.null)
+    both_null = and_(a.null, b.null)
     if a.kind != b.kind and not (a.numeric and b.numeric):
         return both_null
     x, y = (a.v, b.v) if a.kind == b.kind else (_real(a), _real(b))
-    return z3.Or(both_null, z3.And(z3.Not(a.null), z3.Not(b.null), x == y))
+    return or_(both_null, and_(not_(a.null), not_(b.null), x == y))
 
 
 def same_row(a: tuple[Val, ...], b: tuple[Val, ...]) -> Any:
     if len(a) != len(b):
         return FALSE
-    return z3.And(*[same(x, y) for x, y in zip(a, b, strict=True)]) if a else TRUE
+    return and_(*[same(x, y) for x, y in zip(a, b, strict=True)]) if a else TRUE
 
 
 def before(a: Val, b: Val) -> Any:
     """`a` sorts strictly before `b` ascending, as SQLite orders: NULL first, numbers before text."""
     if a.kind == "null":
-        return z3.Not(b.null) if b.kind != "null" else FALSE
+        return not_(b.null) if b.kind != "null" else FALSE
     if b.kind == "null":
         return FALSE
     if a.kind == b.kind or (a.numeric and b.numeric):
         x, y = (a.v, b.v) if a.kind == b.kind else (_real(a), _real(b))
-        return z3.Or(z3.And(a.null, z3.Not(b.null)), z3.And(z3.Not(a.null), z3.Not(b.null), x < y))
+        return or_(and_(a.null, not_(b.null)), and_(not_(a.null), not_(b.null), x < y))
     text_first = a.kind == "str"  # numbers sort before text
-    return z3.Or(
-        z3.And(a.null, z3.Not(b.null)), z3.And(z3.Not(a.null), z3.Not(b.null), FALSE if text_first else TRUE)
-    )
+    return or_(and_(a.null, not_(b.null)), and_(not_(a.null), not_(b.null), FALSE if text_first else TRUE))
 
 
 def arith(op: str, a: Val, b: Val) -> Val:
@@ -204,9 +252,9 @@ def arith(op: str, a: Val, b: Val) -> Val:
         return NULL
     if not (a.numeric and b.numeric):
         if op == "||" and a.kind == "str" and b.kind == "str":
-            return Val("str", z3.Concat(a.v, b.v), z3.Or(a.null, b.null))
+            return Val("str", z3.Concat(a.v, b.v), or_(a.null, b.null))
         raise Unsupported(f"arithmetic {op} on text")
-    null = z3.Or(a.null, b.null)
+    null = or_(a.null, b.null)
     kind = "int" if a.kind == b.kind == "int" else "real"
     x, y = (a.v, b.v) if kind == "int" else (_real(a), _real(b))
     if op == "+":
@@ -220,13 +268,13 @@ def arith(op: str, a: Val, b: Val) -> Val:
         if kind == "real":
             if op == "%":
                 raise Unsupported("% on real numbers")
-            return Val("real", z3.If(zero, z3.RealVal(0), x / y), z3.Or(null, zero))
+            return Val("real", z3.If(zero, z3.RealVal(0), x / y), or_(null, zero))
         # SQLite truncates integer division toward zero; z3's div rounds toward minus infinity.
         q = z3.If(x >= 0, 1, -1) * z3.If(y >= 0, 1, -1) * (z3.Abs(x) / z3.Abs(y))
         q = z3.If(zero, 0, q)
         if op == "/":
-            return Val("int", q, z3.Or(null, zero))
-        return Val("int", z3.If(zero, 0, x - y * q), z3.Or(null, zero))
+            return Val("int", q, or_(null, zero))
+        return Val("int", z3.If(zero, 0, x - y * q), or_(null, zero))
     raise Unsupported(f"operator {op}")
 
 
@@ -240,7 +288,7 @@ def negate(a: Val) -> Val:
 
 def tri_value(c: Tri) -> Val:
     """A condition used as a value: 1, 0 or NULL, as SQLite returns it."""
-    return Val("int", z3.If(c.t, 1, 0), z3.And(z3.Not(c.t), z3.Not(c.f)))
+    return Val("int", z3.If(c.t, 1, 0), and_(not_(c.t), not_(c.f)))
 
 
 def truthy(a: Val) -> Tri:
@@ -250,7 +298,7 @@ def truthy(a: Val) -> Tri:
     if not a.numeric:
         raise Unsupported("text used as a condition")
     zero = a.v == 0
-    return Tri(z3.And(z3.Not(a.null), z3.Not(zero)), z3.And(z3.Not(a.null), zero))
+    return Tri(and_(not_(a.null), not_(zero)), and_(not_(a.null), zero))
 
 
 def ite(c: Any, a: Val, b: Val) -> Val:
@@ -258,9 +306,9 @@ def ite(c: Any, a: Val, b: Val) -> Val:
     if a.kind == "null" and b.kind == "null":
         return NULL
     if a.kind == "null":
-        return Val(b.kind, b.v, z3.Or(c, b.null))
+        return Val(b.kind, b.v, or_(c, b.null))
     if b.kind == "null":
-        return Val(a.kind, a.v, z3.Or(z3.Not(c), a.null))
+        return Val(a.kind, a.v, or_(not_(c), a.null))
     if a.kind != b.kind:
         if not (a.numeric and b.numeric):
             raise Unsupported("CASE mixing text and numbers")

@@ -19,6 +19,7 @@ from typing import Any
 
 import z3
 
+from sqltriage.core.verdicts.verify import symbolic as s
 from sqltriage.core.verdicts.verify.symbolic import Unsupported, Val, compare, fresh, real_val, same
 
 _NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "DEC", "NUM", "BOOL")
@@ -121,10 +122,12 @@ class SymDatabase:
                 if c.kind == "mixed":
                     continue
                 v = fresh(c.kind, f"{info.name}#{i}.{c.name}")
+                if c.not_null:
+                    v = Val(v.kind, v.v, s.FALSE)  # a constant: the NULL logic over it folds away
                 values[c.name.lower()] = v
                 self._column_rules(present, v, c)
             if prev is not None:
-                self.constraints.append(z3.Implies(present, prev))
+                self.constraints.append(s.implies(present, prev))
             t.rows.append((present, values))
             prev = present
         self._keys(t, info)
@@ -133,15 +136,13 @@ class SymDatabase:
         return t
 
     def _column_rules(self, present: Any, v: Val, c: Column) -> None:
-        if c.not_null:
-            self.constraints.append(z3.Implies(present, z3.Not(v.null)))
-        else:
-            self.constraints.append(z3.Implies(z3.Not(present), v.null))  # absent rows hold NULLs: one model
+        if not c.not_null:
+            self.constraints.append(s.implies(s.not_(present), v.null))  # absent rows hold NULLs: one model
         if c.domain:
             allowed = [x for x in (*c.domain, *self.literals) if _fits(c.kind, x)]
             if allowed:
                 self.constraints.append(
-                    z3.Implies(z3.Not(v.null), z3.Or(*[v.v == _z3(c.kind, x) for x in allowed]))
+                    s.implies(s.not_(v.null), s.or_(*[v.v == _z3(c.kind, x) for x in allowed]))
                 )
 
     def _keys(self, t: SymTable, info: Any) -> None:
@@ -153,8 +154,8 @@ class SymDatabase:
             for i in range(len(t.rows)):
                 for j in range(i + 1, len(t.rows)):
                     (pi, vi), (pj, vj) = t.rows[i], t.rows[j]
-                    clash = [z3.And(z3.Not(vi[c].null), same(vi[c], vj[c])) for c in g]
-                    self.constraints.append(z3.Not(z3.And(pi, pj, *clash)))
+                    clash = [s.and_(s.not_(vi[c].null), same(vi[c], vj[c])) for c in g]
+                    self.constraints.append(s.not_(s.and_(pi, pj, *clash)))
 
     def _foreign_keys(self) -> None:
         """Each foreign key whose both tables are encoded, once both are."""
@@ -170,8 +171,8 @@ class SymDatabase:
                     continue
                 for present, values in t.rows:
                     v = values[col.lower()]
-                    found = [z3.And(pp, compare("=", v, pv[parent_col.lower()]).t) for pp, pv in parent.rows]
-                    self.constraints.append(z3.Implies(z3.And(present, z3.Not(v.null)), z3.Or(*found)))
+                    found = [s.and_(pp, compare("=", v, pv[parent_col.lower()]).t) for pp, pv in parent.rows]
+                    self.constraints.append(s.implies(s.and_(present, s.not_(v.null)), s.or_(*found)))
 
 
 def _fits(kind: str, x: object) -> bool:
