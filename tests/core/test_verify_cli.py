@@ -55,6 +55,14 @@ def test_eval_verify_stores_verdicts_and_shows_a_refutation_as_the_witness(
     m = doc["models"][0]
     assert m["ex"] == 1.0 and m["equivalence_n"] == 3 and m["refuted"] == 1
     assert m["ex_verified"] == pytest.approx(1 / 3)
+    from rich.console import Console
+
+    from sqltriage.tui.widgets.charts import verified_table
+
+    console = Console(record=True, width=120)
+    console.print(verified_table(doc["models"]))  # the app's Summary tab shows this table
+    cells = [[c.strip() for c in x.split("│")[1:-1]] for x in console.export_text().splitlines() if "│" in x]
+    assert ["m", "1.000", "—", "0.333", "3", "1"] in cells  # EX, TS (no neighbours), EX verified, checked, …
     conn = sqlite3.connect(ws)
     rows = conn.execute(
         "SELECT equivalence, equivalence_bound, equivalence_note, ts_witness, ts_witness_rows, ex_ts "
