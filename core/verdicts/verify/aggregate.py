@@ -83,7 +83,7 @@ def project(enc: Encoder, node: exp.Select, rows: list[tuple[Any, Env]], env: En
         if node.args["distinct"].args.get("on"):
             raise Unsupported("DISTINCT ON")
         result_rows = dedupe(result_rows)
-    rel = Rel(result_rows, names, single=single)
+    rel = Rel(result_rows, names, single=single, heads=[_head(e) for e in exprs])
     if order is None and node.args.get("limit") is None and node.args.get("offset") is None:
         return rel
     keys_by_row = None
@@ -96,6 +96,15 @@ def project(enc: Encoder, node: exp.Select, rows: list[tuple[Any, Env]], env: En
             for (_, ctx), vals in zip(out, values, strict=True)
         ]
     return order_limit(enc, node, rel, keys_by_row)
+
+
+def _head(e: exp.Expression) -> str:
+    """What a select column computes, without its table qualifiers, case or alias: `count(*)`, `name`."""
+    e = e.this if isinstance(e, exp.Alias) else e
+    e = e.copy()
+    for c in e.find_all(exp.Column):
+        c.set("table", None)
+    return e.sql(dialect="sqlite").lower()
 
 
 def _fresh(ctx: Ctx) -> Ctx:
@@ -206,7 +215,7 @@ def order_limit(enc: Encoder, node: exp.Expression, rel: Rel, keys: list | None)
     r = ranks(enc, rel.rows, keys)
     limit, offset = node.args.get("limit"), node.args.get("offset")
     if limit is None and offset is None:
-        return Rel(rel.rows, rel.names, r, rel.single)
+        return Rel(rel.rows, rel.names, r, rel.single, rel.heads)
     first = _int_literal(offset, "OFFSET") if offset is not None else 0
     rows = []
     for (c, v), ri in zip(rel.rows, r, strict=True):
@@ -214,7 +223,7 @@ def order_limit(enc: Encoder, node: exp.Expression, rel: Rel, keys: list | None)
         if limit is not None:
             keep.append(ri < first + _int_literal(limit, "LIMIT"))
         rows.append((s.and_(c, *keep), v))
-    return Rel(rows, rel.names, [ri - first for ri in r])
+    return Rel(rows, rel.names, [ri - first for ri in r], heads=rel.heads)
 
 
 def set_operation(enc: Encoder, node: exp.Expression, env: Env) -> Rel:
@@ -226,7 +235,7 @@ def set_operation(enc: Encoder, node: exp.Expression, env: Env) -> Rel:
     distinct = node.args.get("distinct", True) is not False
     if isinstance(node, exp.Union):
         rows = left.rows + right.rows
-        return Rel(dedupe(rows) if distinct else rows, left.names)
+        return Rel(dedupe(rows) if distinct else rows, left.names, heads=left.heads)
     if not distinct:
         raise Unsupported(f"{type(node).__name__.upper()} ALL")
 
@@ -235,7 +244,7 @@ def set_operation(enc: Encoder, node: exp.Expression, env: Env) -> Rel:
 
     keep = isinstance(node, exp.Intersect)
     rows = [(s.and_(c, found(v) if keep else s.not_(found(v))), v) for c, v in left.rows]
-    return Rel(dedupe(rows), left.names)
+    return Rel(dedupe(rows), left.names, heads=left.heads)
 
 
 # ---------------------------------------------------------------------------- aggregates

@@ -102,6 +102,7 @@ def _add_parents(conn: sqlite3.Connection, info: dict, encoded: set[str]) -> int
     """Rows in the tables the queries do not read, so that every foreign key of the written rows has its
     parent: such a table is invisible to both queries, so its rows change neither result."""
     added = 0
+    done: set[str] = set()
     for _ in range(len(info)):  # a parent's own foreign keys may need rows further up
         missing = []
         for t, _cols in info.values():
@@ -123,10 +124,20 @@ def _add_parents(conn: sqlite3.Connection, info: dict, encoded: set[str]) -> int
                     row[c.name] = _filler(c.declared, added)
             names = ", ".join(quoted(c) for c in row)
             marks = ", ".join("?" for _ in row)
-            conn.execute(
-                f"INSERT OR IGNORE INTO {quoted(ptable.name)} ({names}) VALUES ({marks})", tuple(row.values())
-            )
+            try:
+                conn.execute(
+                    f"INSERT OR IGNORE INTO {quoted(ptable.name)} ({names}) VALUES ({marks})",
+                    tuple(row.values()),
+                )
+            except (
+                sqlite3.Error
+            ):  # the parent cannot hold that value (a text key into an INTEGER PRIMARY KEY)
+                continue
             added += 1
+        break_out = all(p.lower() in done for p, _, _ in missing)
+        done.update(p.lower() for p, _, _ in missing)
+        if break_out:
+            break
     return added
 
 

@@ -43,6 +43,7 @@ class Rel:
     names: list[str]
     ranks: list[Any] | None = None  # a row's position when the relation is ordered
     single: bool = False  # one aggregate row, always present (an aggregate without GROUP BY)
+    heads: list[str] = field(default_factory=list)  # per column, what it computes (results.column_order)
 
 
 @dataclass(slots=True)

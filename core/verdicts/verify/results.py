@@ -22,11 +22,43 @@ def differ(enc: Encoder, gold: Rel, pred: Rel, mode: str, ordered: bool) -> Any:
     some = [c for c, _ in gold.rows + pred.rows]
     if len(gold.names) != len(pred.names):
         return s.or_(*some) if some else s.FALSE
+    if mode == "spider":
+        pred = _reordered(pred, column_order(gold.heads, pred.heads))
     if mode == "bird":
         return s.or_(_missing(gold, pred), _missing(pred, gold))
     if ordered:
         return _ordered_differ(enc, gold, pred)
     return s.or_(*[s.and_(c, _count(gold, v) != _count(pred, v)) for c, v in gold.rows + pred.rows])
+
+
+def column_order(gold: list[str], pred: list[str]) -> list[int]:
+    """For each gold column, the prediction's column that computes the same thing (`count(*)` ↔ `count(*)`,
+    then the same function or column name), the rest in order. Spider's comparison accepts any column
+    order; proving equality under this one is enough for `verified`."""
+    if len(gold) != len(pred) or gold == pred:
+        return list(range(len(gold)))
+    order: list[int | None] = [None] * len(gold)
+    free = list(range(len(pred)))
+    for same_head in (lambda a, b: a == b, lambda a, b: a.split("(", 1)[0] == b.split("(", 1)[0]):
+        for i, g in enumerate(gold):
+            if order[i] is None:
+                j = next((j for j in free if same_head(g, pred[j])), None)
+                if j is not None:
+                    order[i] = j
+                    free.remove(j)
+    for i in range(len(gold)):
+        if order[i] is None:
+            order[i] = free.pop(0)
+    return [j for j in order if j is not None]
+
+
+def _reordered(rel: Rel, order: list[int]) -> Rel:
+    if order == list(range(len(order))):
+        return rel
+    from sqltriage.core.verdicts.verify.encode import Rel
+
+    rows = [(c, tuple(v[j] for j in order)) for c, v in rel.rows]
+    return Rel(rows, [rel.names[j] for j in order], rel.ranks, rel.single, [rel.heads[j] for j in order])
 
 
 def _count(rel: Rel, v: tuple) -> Any:
