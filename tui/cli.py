@@ -86,7 +86,8 @@ def _add_neighbour_options(p: argparse.ArgumentParser) -> None:
 def _add_verify_options(p: argparse.ArgumentParser, *, bound: bool = True) -> None:
     p.add_argument(
         "--verify",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=None,
         help="also check each EX pass for equivalence with the gold on every database of up to N rows per "
         'table (z3; needs pip install "sqltriage[verify]"): verified, refuted with a database, or unknown',
     )

@@ -90,6 +90,10 @@ def test_eval_verify_stores_verdicts_and_shows_a_refutation_as_the_witness(
         w.close()
     assert rows[2][0] == "unknown" and "window" in rows[2][2]
 
+    # a later run without --verify keeps the verdicts (nothing recomputed); --no-verify drops them
+    assert main(["eval", str(data), "--pred", f"m={preds}", "--workspace", str(ws), "--json"]) == 0
+    assert "reused 3" in capsys.readouterr().err
+
     from sqltriage.core.reporting.facets import Filters, facet_counts, prepare
     from sqltriage.core.reporting.report import workspace_frame
 

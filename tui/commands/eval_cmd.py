@@ -29,7 +29,7 @@ def options_from(args: argparse.Namespace) -> Any:
         "neighbours": getattr(args, "neighbours", None),
         "seed": getattr(args, "seed", None),
         "neighbour_cache": getattr(args, "neighbour_cache", None) or None,
-        "verify": bool(getattr(args, "verify", False)) or None,
+        "verify": getattr(args, "verify", None),
         "verify_bound": getattr(args, "verify_bound", None),
         "verify_timeout": getattr(args, "verify_timeout", None),
     }
@@ -56,6 +56,13 @@ def remember_neighbours(args: argparse.Namespace, workspace: Path) -> None:
     for name in ("neighbours", "seed"):
         if kept[name] != given[name]:
             setattr(args, name, kept[name])
+    from sqltriage.core.pipeline.run_options import with_remembered_verify
+
+    names = ("verify", "verify_bound", "verify_timeout")
+    given = {name: getattr(args, name, None) for name in names}
+    for name, value in with_remembered_verify(given, workspace).items():
+        if value != given[name]:
+            setattr(args, name, value)
 
 
 def _verify_line(frame: Any, options: Any) -> str:
@@ -161,7 +168,7 @@ def _run(args: argparse.Namespace) -> int:
         err.print(_verify_line(frame, options))
     else:
         err.print(
-            "[dim]equivalence is off: add --verify to check each EX pass against the gold on every database "
+            "[dim]equivalence is off (a run with --verify is remembered; --no-verify turns it off): add --verify to check each EX pass against the gold on every database "
             "of up to 3 rows per table (see docs/verification.md)[/]"
         )
     report["workspace"] = str(path)
