@@ -58,6 +58,35 @@ def check_pair(
 ) -> Verdict:
     """Never raises for a pair: whatever cannot be decided is `unknown` with its reason."""
     start = time.monotonic()
+    try:
+        return _check_pair(
+            gold_sql,
+            pred_sql,
+            db_path,
+            mode,
+            bound,
+            timeout,
+            tuple(extra_foreign_keys),
+            witness_root,
+            exec_timeout,
+        )
+    except Exception as exc:  # advisory like the suggestions: a pair the checker trips on never stops a run
+        note = f"not checked: {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
+        return Verdict("unknown", bound, note, seconds=time.monotonic() - start)
+
+
+def _check_pair(
+    gold_sql: str,
+    pred_sql: str,
+    db_path: Path,
+    mode: str,
+    bound: int,
+    timeout: float,
+    extra_foreign_keys: tuple,
+    witness_root: Path | None,
+    exec_timeout: float,
+) -> Verdict:
+    start = time.monotonic()
 
     def done(
         status: str, note: str | None = None, witness: Path | None = None, rows: int | None = None
