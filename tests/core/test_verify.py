@@ -211,7 +211,7 @@ def test_the_timeout_is_a_hard_limit(db: Path) -> None:
 def test_a_schema_of_many_tables_encodes_only_those_read(tmp_path: Path, witnesses: Path) -> None:
     path = tmp_path / "wide.sqlite"
     conn = sqlite3.connect(path)
-    for i in range(150):
+    for i in range(110):
         conn.execute(f"CREATE TABLE t{i} (id INTEGER PRIMARY KEY, v{i} INTEGER, name TEXT)")
     conn.commit()
     conn.close()
