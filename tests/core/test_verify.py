@@ -232,3 +232,14 @@ def test_a_refutation_every_neighbour_missed_turns_ex_ts_to_0_with_the_solvers_w
     assert verify_columns(gold, pred, db, failed, bound=3, timeout=10) == dict.fromkeys(
         ("equivalence", "equivalence_bound", "equivalence_note")
     )  # an EX fail is not checked
+
+
+def test_the_same_query_written_differently_is_verified_ties_and_all(db: Path, witnesses: Path) -> None:
+    """Case, quotes, aliases, qualifiers, ASC, an ORDER BY alias, column order: SQLite plans these alike, so
+    ties fall alike too — verified without the solver. A different constant is not the same query."""
+    gold = 'SELECT name, age FROM emp WHERE name != "Zed" ORDER BY age ASC LIMIT 1'
+    same = "select T.AGE as a, T.Name from EMP as T where T.name <> 'Zed' order by a limit 1"
+    v = check_pair(gold, same, db, witness_root=witnesses)
+    assert (v.status, v.note) == ("verified", None) and v.seconds < 1
+    other = "select T.AGE as a, T.Name from EMP as T where T.name <> 'zed' order by a limit 1"
+    assert check_pair(gold, other, db, witness_root=witnesses).status != "verified"

@@ -172,7 +172,7 @@ def _solve(
     texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
     if _bare(texts[0]) == _bare(texts[1]):
         return "verified", None, None  # the same text: the same plan, the same rows in the same order
-    if solve and same_query(gold_sql, pred_sql, mode):
+    if solve and same_query(gold_sql, pred_sql, mode, _column_names(db_path, extra_fks)):
         return "verified", None, None  # the same query but for case, spacing and aliases: the same plan
     try:
         trees = [sqlglot.parse_one(t, read="sqlite") for t in texts]
@@ -241,9 +241,11 @@ def _check(solver: Any, db: Any, deadline: float) -> tuple[str, Any]:
     ) else reason
 
 
-def same_query(gold_sql: str, pred_sql: str, mode: str = "spider") -> bool:
+def same_query(gold_sql: str, pred_sql: str, mode: str = "spider", columns: frozenset | None = None) -> bool:
     """Whether the two are one query written differently (identifier case, spacing, table aliases, output
-    names): SQLite plans them alike, so they agree on every database, ties included. Decided without solving."""
+    names): SQLite plans them alike, so they agree on every database, ties included. Decided without solving.
+    `columns` (the database's column names, lower case) lets a double-quoted name that is no column be read
+    as the string SQLite reads it."""
     import sqlglot
 
     from sqltriage.core.verdicts.exec_compare import spider_sql
@@ -252,37 +254,65 @@ def same_query(gold_sql: str, pred_sql: str, mode: str = "spider") -> bool:
     if _bare(texts[0]) == _bare(texts[1]):
         return True
     try:
-        return _same_up_to_naming(*(sqlglot.parse_one(t, read="sqlite") for t in texts))
+        trees = [sqlglot.parse_one(t, read="sqlite") for t in texts]
+        return _canonical(trees[0], mode == "spider", columns) == _canonical(
+            trees[1], mode == "spider", columns
+        )
     except Exception:  # a text sqlglot cannot read is simply not recognised as the same
         return False
 
 
-def _same_up_to_naming(a: Any, b: Any) -> bool:
-    """Whether two parses are one query written differently: identifier case, table aliases, output names."""
-    try:
-        return _canonical(a) == _canonical(b)
-    except Exception:  # a tree too odd to rewrite is simply not recognised as the same
-        return False
-
-
-def _canonical(tree: Any) -> str:
+def _canonical(tree: Any, any_column_order: bool = False, columns: frozenset | None = None) -> str:
+    """The query with what cannot change SQLite's plan written one way: identifier case and quotes, table
+    aliases (and the table's name on a column of a one-table query), output names, an ORDER BY on a select
+    alias, ASC, a double-quoted string; with `any_column_order`, the select list in sorted order."""
     from sqlglot import exp
 
     tree = tree.copy()
-    for select in tree.find_all(exp.Select):
+    for c in list(tree.find_all(exp.Column)):  # "Asia": a string to SQLite when it names no column
+        if not c.table and c.this.args.get("quoted") and c.parent_select is not None:
+            known = columns is not None and c.name.lower() not in columns
+            c.replace(exp.Literal.string(c.name if known else "\0" + c.name))
+    for select in list(tree.find_all(exp.Select)):
         aliases = {}
-        for t in select.find_all(exp.Table):
-            if t.parent_select is select and t.alias:
+        sources = [t for t in select.find_all(exp.Table) if t.parent_select is select]
+        for t in sources:
+            if t.alias:
                 aliases[t.alias.lower()] = t.name.lower()
                 t.set("alias", None)
+        one_table = len(sources) == 1 and not select.args.get("joins")
         for c in select.find_all(exp.Column):
-            if c.parent_select is select and c.table.lower() in aliases:
+            if c.parent_select is not select:
+                continue
+            if one_table:
+                c.set("table", None)
+            elif c.table.lower() in aliases:
                 c.set("table", exp.to_identifier(aliases[c.table.lower()]))
-        select.set("expressions", [e.this if isinstance(e, exp.Alias) else e for e in select.expressions])
+        named = {e.alias.lower(): e.this for e in select.expressions if isinstance(e, exp.Alias)}
+        order = select.args.get("order")
+        positional = False
+        for o in order.expressions if order else []:
+            if isinstance(o.this, exp.Column) and not o.this.table and o.this.name.lower() in named:
+                o.set("this", named[o.this.name.lower()].copy())
+            positional |= isinstance(o.this, exp.Literal)
+            o.set("desc", True if o.args.get("desc") else None)
+        columns = [e.this if isinstance(e, exp.Alias) else e for e in select.expressions]
+        if any_column_order and select is tree and not positional:
+            columns.sort(key=lambda e: e.sql(dialect="sqlite").lower())
+        select.set("expressions", columns)
     for ident in tree.find_all(exp.Identifier):
         ident.set("this", ident.this.lower())
         ident.set("quoted", False)
     return tree.sql(dialect="sqlite")
+
+
+def _column_names(db_path: Path, extra_fks: tuple) -> frozenset | None:
+    from sqltriage.core.verdicts.verify.tables import db_info
+
+    try:
+        return frozenset(c.name.lower() for _, cols in db_info(db_path, extra_fks).values() for c in cols)
+    except Exception:  # unreadable here: the solver's own reading reports it
+        return None
 
 
 def _bare(sql: str) -> str:
