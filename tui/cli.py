@@ -83,6 +83,31 @@ def _add_neighbour_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_verify_options(p: argparse.ArgumentParser, *, bound: bool = True) -> None:
+    p.add_argument(
+        "--verify",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also check each EX pass for equivalence with the gold on every database of up to N rows per "
+        'table (z3; needs pip install "sqltriage[verify]"): verified, refuted with a database, or unknown',
+    )
+    if bound:
+        p.add_argument(
+            "--verify-bound",
+            type=int,
+            default=None,
+            metavar="N",
+            help="rows per table for --verify (default 3)",
+        )
+        p.add_argument(
+            "--verify-timeout",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="time limit per pair for --verify (default 5)",
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sqltriage",
@@ -127,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
         '(needs pip install "sqltriage[cluster]")',
     )
     _add_neighbour_options(p)
+    _add_verify_options(p)
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser(
@@ -198,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--neighbour-cache", metavar="DIR", help="folder of the neighbour sets (default: user cache)"
     )
+    _add_verify_options(p)
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser(

@@ -101,6 +101,22 @@ def print_report(report: dict[str, Any], console: Console) -> None:
             ]
         t.add_row(m["model"], str(m["n"]), str(m["n_exec"]), *cells)
     console.print(t)
+    if any(m.get("equivalence_n") for m in models):
+        v = Table(
+            title="EX, TS and EX verified (equivalent to the gold up to the bound)", title_justify="left"
+        )
+        for col in ("model", "EX", "TS", "EX verified", "checked", "refuted"):
+            v.add_column(col, justify="left" if col == "model" else "right")
+        for m in models:
+            v.add_row(
+                m["model"],
+                fmt(m.get("ex")),
+                fmt(m.get("ex_ts")),
+                fmt(m.get("ex_verified")),
+                str(m.get("equivalence_n") or 0),
+                str(m.get("refuted") or 0),
+            )
+        console.print(v)
     console.print(
         "[dim]Execution metrics are averaged over the rows whose database exists (n exec); "
         "match metrics over all rows.[/]"

@@ -65,6 +65,9 @@ def compare_queries(
     neighbours: int = 0,
     seed: int = 0,
     neighbour_cache: Path | None = None,
+    verify: bool = False,
+    verify_bound: int | None = None,
+    verify_timeout: float | None = None,
 ) -> dict[str, Any]:
     """Categories of both, EM both ways, partial match with its breakdown, the clause diff, and results.
 
@@ -127,6 +130,12 @@ def compare_queries(
                 db, gold_sql, pred_sql, doc["execution"], neighbours, seed, neighbour_cache, timeout
             )
         )
+    if verify:
+        if db is None:
+            raise UsageError("--verify needs a database", hint="give --db the .sqlite file of the schema")
+        doc.update(
+            _on_verify(db, gold_sql, pred_sql, doc, verify_bound, verify_timeout, neighbour_cache, timeout)
+        )
     doc["suggestions"] = _suggestions(gold, pred, schema, g, p, doc.get("execution"))
     return doc
 
@@ -177,6 +186,42 @@ def _on_neighbours(
     return {"neighbours": out, "witness": witness}
 
 
+def _on_verify(
+    db: Path,
+    gold_sql: str,
+    pred_sql: str,
+    doc: dict[str, Any],
+    bound: int | None,
+    limit: float | None,
+    cache: Path | None,
+    timeout: float,
+) -> dict[str, Any]:
+    """`equivalence` (status, bound, note, seconds); a refutation's database becomes the `witness` when no
+    neighbour gave one, shown exactly as a neighbour's."""
+    from types import SimpleNamespace
+
+    from sqltriage.core.verdicts.verify import DEFAULT_BOUND, DEFAULT_TIMEOUT, check_pair
+    from sqltriage.core.verdicts.verify.columns import witness_root
+
+    v = check_pair(
+        gold_sql,
+        pred_sql,
+        db,
+        bound=bound or DEFAULT_BOUND,
+        timeout=limit or DEFAULT_TIMEOUT,
+        witness_root=witness_root(str(cache) if cache else None),
+    )
+    out: dict[str, Any] = {
+        "equivalence": {"status": v.status, "bound": v.bound, "note": v.note, "seconds": round(v.seconds, 3)}
+    }
+    if v.witness is not None and doc.get("witness") is None:
+        found = SimpleNamespace(
+            path=v.witness, rows=v.witness_rows, shrunk=True, neighbour=None, note="solver"
+        )
+        out["witness"] = _witness_doc(found, gold_sql, pred_sql, timeout)
+    return out
+
+
 def _witness_doc(witness: Any, gold_sql: str, pred_sql: str, timeout: float) -> dict[str, Any]:
     """The witness as `diff --json` reports it: where, how big, every table's rows, both results, the reading."""
     from sqltriage.core.verdicts.exec_compare import order_matters
@@ -195,7 +240,7 @@ def _witness_doc(witness: Any, gold_sql: str, pred_sql: str, timeout: float) -> 
         "path": str(path),
         "rows": witness.rows,
         "shrunk": witness.shrunk,
-        "neighbour": str(witness.neighbour),
+        "neighbour": str(witness.neighbour) if witness.neighbour is not None else None,
         "note": witness.note,
         "tables": [
             {

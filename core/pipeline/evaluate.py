@@ -18,7 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from sqltriage.core.model import Dataset, PredictionSet
-from sqltriage.core.pipeline.options import NEIGHBOURS_META, EvalOptions  # (also found here by callers)
+from sqltriage.core.pipeline.options import (
+    NEIGHBOURS_META,
+    VERIFY_META,
+    EvalOptions,
+)  # (also found here by callers)
 from sqltriage.core.pipeline.pair import (
     GoldContext,
     base_example_rows,
@@ -408,5 +412,8 @@ def evaluate(
         mark.release()
     if not summary.cancelled:
         workspace.set_meta(NEIGHBOURS_META, f"{options.neighbours}:{options.seed}")
+        workspace.set_meta(
+            VERIFY_META, f"{options.verify_bound}:{options.verify_timeout}" if options.verify else ""
+        )
     summary.elapsed = time.perf_counter() - started
     return summary

@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from sqltriage.core.verdicts.verify.check import DEFAULT_BOUND as VERIFY_BOUND
+from sqltriage.core.verdicts.verify.check import DEFAULT_TIMEOUT as VERIFY_TIMEOUT
 
-METRICS_VERSION = "14"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "15"  # bump whenever a metric's definition changes: stored results are then recomputed
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
+VERIFY_META = "verify"  # "bound:timeout" of the last finished run with --verify ("" without), kept likewise
 START_METHODS = ("fork", "spawn")  # how the pool may start its worker processes
 
 
@@ -31,7 +34,15 @@ class EvalOptions:
         None  # folder of the neighbour sets; None = $XDG_CACHE_HOME/sqltriage/neighbours
     )
     start_method: str | None = None  # "fork" | "spawn" for the pool; None = fork where safe (pool_start)
+    verify: bool = False  # bounded equivalence of each EX pass (`equivalence`, extra `verify`)
+    verify_bound: int = VERIFY_BOUND  # rows per table of the symbolic databases
+    verify_timeout: float = VERIFY_TIMEOUT  # seconds per pair, encoding and solving
 
     def result_key(self) -> str:
         ts = f":n{self.neighbours}:s{self.seed}" if self.neighbours > 0 else ""
-        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}"
+        eq = ""
+        if self.verify:
+            from sqltriage.core.verdicts.verify import solver_version
+
+            eq = f":v{self.verify_bound}:vt{self.verify_timeout}:z{solver_version()}"
+        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}"

@@ -366,6 +366,21 @@ def evaluate_pair(
         from sqltriage.core.verdicts.testsuite.match import ts_columns
 
         row.update(ts_columns(gold, pred_sql, options, row))
+    if options.verify:
+        from sqltriage.core.verdicts.verify.columns import verify_columns
+
+        row.update(
+            verify_columns(
+                gold.example.gold_sql,
+                pred_sql,
+                gold.db_path if gold.result is not None and gold.result.ok else None,
+                row,
+                bound=options.verify_bound,
+                timeout=options.verify_timeout,
+                foreign_keys=gold.schema.foreign_keys if gold.schema is not None else (),
+                neighbour_cache=options.neighbour_cache,
+            )
+        )
     parse_error = row.pop("parse_error")
     if error is None and parse_error is not None:
         error, kind = f"does not parse: {parse_error}", "parse"

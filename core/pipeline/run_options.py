@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sqltriage.core.errors import UsageError
-from sqltriage.core.pipeline.options import NEIGHBOURS_META, START_METHODS, EvalOptions
+from sqltriage.core.pipeline.options import NEIGHBOURS_META, START_METHODS, VERIFY_META, EvalOptions
 
 
 def option_names() -> list[str]:
@@ -69,6 +69,18 @@ def eval_options(given: Mapping[str, Any], *, spell: Callable[[str], str] = str)
         require_distributed()
     if "neighbours" in kwargs and kwargs["neighbours"] < 0:
         raise UsageError(f"{spell('neighbours')} must be 0 (off) or a positive number of databases")
+    if kwargs.get("verify"):
+        from sqltriage.core.verdicts.verify import solver_version
+
+        if solver_version() is None:
+            raise UsageError(
+                f"{spell('verify')} needs the z3 solver, which is not installed",
+                hint='pip install "sqltriage[verify]"',
+            )
+    if "verify_bound" in kwargs and kwargs["verify_bound"] < 1:
+        raise UsageError(f"{spell('verify_bound')} must be at least 1 row per table")
+    if "verify_timeout" in kwargs and kwargs["verify_timeout"] <= 0:
+        raise UsageError(f"{spell('verify_timeout')} must be a positive number of seconds")
     if "neighbour_cache" in kwargs:
         kwargs["neighbour_cache"] = str(Path(kwargs["neighbour_cache"]).absolute())
     for name in ("max_rows", "chunk_size"):
@@ -102,6 +114,28 @@ def remembered_neighbours(workspace: Path) -> tuple[int, int | None] | None:
     if not (k.isdigit() and int(k) > 0):
         return None
     return int(k), int(seed) if seed.lstrip("-").isdigit() else None
+
+
+def with_remembered_verify(given: Mapping[str, Any], workspace: Path) -> dict[str, Any]:
+    """`given`, with the workspace's remembered --verify (bound, timeout) when `verify` is not set either way,
+    so a later run or the app opening it keeps the equivalence columns instead of recomputing without."""
+    out = dict(given)
+    if out.get("verify") is not None or not workspace.is_file():
+        return out
+    from sqltriage.core.workspace.store import Workspace
+
+    try:
+        with Workspace.open_for_reading(workspace) as ws:
+            stored = ws.get_meta(VERIFY_META)
+    except Exception:  # a workspace that cannot be read is reported where it is opened for real
+        return out
+    bound, _, limit = (stored or "").partition(":")
+    if bound.isdigit():
+        out["verify"] = True
+        out["verify_bound"] = out.get("verify_bound") or int(bound)
+        if limit.replace(".", "", 1).isdigit():
+            out["verify_timeout"] = out.get("verify_timeout") or float(limit)
+    return out
 
 
 def with_remembered_neighbours(given: Mapping[str, Any], workspace: Path) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import polars as pl
 
+from sqltriage.core.reporting.facet_text import facet_text
 from sqltriage.core.verdicts.gold_audit import REASONS as GOLD_SUSPECT_REASONS
 
 # Facets in sidebar order: (key, label). `tag` and `outcome` are computed, the rest are columns.
@@ -34,6 +35,7 @@ FACETS: tuple[tuple[str, str], ...] = (
     ("reasoning", "reasoning"),
     ("db_id", "database"),
     ("official_quirk", "official evaluator scores differently"),
+    ("equivalence", "equivalence (--verify)"),
     ("tag", "tag"),
 )
 FACET_KEYS = tuple(k for k, _ in FACETS)
@@ -180,7 +182,14 @@ def columns_read() -> frozenset[str]:
     A screen that shows only facets and a few columns first loads these (`report.load_frame(columns=...)`)
     and the rest afterwards; taken from the expressions themselves, so an outcome added above is covered.
     """
-    used = {"index", "model", "tags", *_COLUMN_FACETS, *(f"ex_{mode}" for mode in EX_MODES)}
+    used = {
+        "index",
+        "model",
+        "tags",
+        "equivalence_note",
+        *_COLUMN_FACETS,
+        *(f"ex_{mode}" for mode in EX_MODES),
+    }
     for expr in outcome_exprs().values():
         used.update(expr.meta.root_names())
     return frozenset(used)
@@ -248,7 +257,8 @@ def prepare(frame: pl.DataFrame) -> pl.DataFrame:
     searched text is not made here: `FacetIndex` keeps it per distinct text, when a search first asks.
     """
     text_facets = [
-        pl.col(c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}") for c in _COLUMN_FACETS
+        facet_text(frame, c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}")
+        for c in _COLUMN_FACETS
     ]
     tag_list = _tag_list(pl.col("tags"))
     outcomes = [expr.alias(_outcome_column(name)) for name, expr in outcome_exprs().items()]
@@ -322,6 +332,7 @@ def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False
 # --- the fast path: row numbers and live counts from numpy codes, built once per load ------------------
 
 _COLUMN_FACETS = ("model", "structural", "operators", "hardness", "reasoning", "db_id", "official_quirk")
+_COLUMN_FACETS += ("equivalence",)
 _RETAGGED = ("tags", "note")  # the columns a frame of the same rows may have changed (`retagged`)
 _WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse earlier searches
 

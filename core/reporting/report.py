@@ -39,6 +39,9 @@ EXPORT_COLUMNS = (
     "ts_databases",
     "ts_witness",
     "ts_witness_rows",
+    "equivalence",
+    "equivalence_bound",
+    "equivalence_note",
     "gold_suspect",
     "tie_sensitive",
     "gold_match",
@@ -310,12 +313,31 @@ def _aggregations() -> list[pl.Expr]:
     return aggs
 
 
+def _verified_aggregations() -> list[pl.Expr]:
+    """`ex_verified`: the share of executed rows that pass EX and are verified equivalent to the gold up to
+    the bound (`eval --verify`); `equivalence_n` rows were checked, `refuted` of them refuted."""
+    verified = (pl.col("ex") == 1) & (pl.col("equivalence") == "verified")
+    return [
+        pl.when(pl.col("ex").is_null())
+        .then(None)
+        .otherwise(verified.fill_null(False))
+        .cast(pl.Float64)
+        .mean()
+        .alias("ex_verified"),
+        pl.col("equivalence").count().alias("equivalence_n"),
+        (pl.col("equivalence") == "refuted").sum().alias("refuted"),
+    ]
+
+
 def _grouped(frame: pl.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
     """Means of every metric per group (nulls left out, each with its denominator), in one polars pass."""
     if frame.is_empty():
         return []
     frame = reviewed_columns(frame)  # from the tags as they are now
-    return frame.group_by(keys, maintain_order=True).agg(_aggregations()).to_dicts()
+    aggs = _aggregations()
+    if "equivalence" in frame.columns and frame.get_column("equivalence").null_count() < frame.height:
+        aggs += _verified_aggregations()
+    return frame.group_by(keys, maintain_order=True).agg(aggs).to_dicts()
 
 
 def model_summary(frame: pl.DataFrame) -> list[dict[str, Any]]:

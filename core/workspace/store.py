@@ -103,6 +103,9 @@ RESULT_COLUMNS: dict[str, type] = {
     "ts_databases": int,
     "ts_witness": str,  # the minimal witness of a refuted ex_ts (a small SQLite file), or "original"
     "ts_witness_rows": int,  # rows in all the witness's tables
+    "equivalence": str,  # verified | refuted | unknown: bounded equivalence of an EX pass (docs/verification.md)
+    "equivalence_bound": int,  # rows per table up to which it was checked
+    "equivalence_note": str,  # why unknown: the construct outside the fragment, "timeout", …
     "suggested": str,  # suggested causes in rank order, "; "-separated
     "suggested_why": str,  # the same as JSON: [{tag, confidence, reason}]
 }

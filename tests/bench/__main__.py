@@ -44,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import cluster_bench
 
         return cluster_bench.main(argv[1:])
+    if argv[:1] == ["verify"]:  # bounded equivalence (eval --verify): coverage, time per pair, cost
+        from tests.bench import verify_bench
+
+        return verify_bench.main(argv[1:])
     if argv[:1] == ["launch"]:  # opening the app, timed from outside in a real terminal (8 and 130 systems)
         from tests.bench import launch_bench
 

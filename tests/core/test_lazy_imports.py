@@ -1,10 +1,10 @@
-"""sqlite-utils, textual-serve and its web stack load only where they are used, never on the eval or app path."""
+"""sqlite-utils, textual-serve and its web stack, and z3, load only where they are used, never on the eval or app path."""
 
 from __future__ import annotations
 
 from tests.conftest import modules_loaded_by
 
-OPTIONAL = ("sqlite_utils", "textual_serve", "aiohttp")
+OPTIONAL = ("sqlite_utils", "textual_serve", "aiohttp", "z3")
 
 
 def test_eval_and_app_paths_load_no_optional_stack() -> None:

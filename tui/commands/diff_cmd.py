@@ -21,6 +21,9 @@ def run(args: argparse.Namespace) -> int:
         neighbours=args.neighbours or 0,
         seed=args.seed or 0,
         neighbour_cache=Path(args.neighbour_cache) if args.neighbour_cache else None,
+        verify=bool(getattr(args, "verify", False)),
+        verify_bound=getattr(args, "verify_bound", None),
+        verify_timeout=getattr(args, "verify_timeout", None),
     )
     if args.json:
         sys.stdout.write(as_json(doc))
@@ -173,22 +176,30 @@ def render(doc: dict[str, Any]) -> None:
         verdicts.add_row(*cells)
         console.print(verdicts)
 
-    if "neighbours" in doc:
+    if "equivalence" in doc:
+        eq = doc["equivalence"]
+        colour = {"verified": "green", "refuted": "red"}.get(eq["status"], "yellow")
+        note = f": {eq['note']}" if eq["note"] else ""
+        console.print(
+            f"[bold]Equivalence[/] up to {eq['bound']} rows per table: [{colour}]{eq['status']}{note}[/] "
+            f"({eq['seconds']:.2f} s)"
+        )
+    if "neighbours" in doc or doc.get("witness") is not None:
         _render_neighbours(console, doc)
 
 
 def _render_neighbours(console: Any, doc: dict[str, Any]) -> None:
     from rich.table import Table
 
-    nb = doc["neighbours"]
-    if nb["error"]:
+    nb = doc.get("neighbours")
+    if nb is not None and nb["error"]:
         console.print(f"[yellow]no neighbours: {nb['error']}[/]")
-        return
-    verdicts = Table(title=f"On {nb['k']} neighbour databases (seed {nb['seed']})", title_justify="left")
-    for name in ("EX (spider) = ex_ts", "EX (bird)", "EX (archer)"):
-        verdicts.add_column(name)
-    verdicts.add_row(_outcome(nb["ex_ts"]), _outcome(nb["ex_ts_bird"]), _outcome(nb["ex_ts_archer"]))
-    console.print(verdicts)
+    elif nb is not None:
+        verdicts = Table(title=f"On {nb['k']} neighbour databases (seed {nb['seed']})", title_justify="left")
+        for name in ("EX (spider) = ex_ts", "EX (bird)", "EX (archer)"):
+            verdicts.add_column(name)
+        verdicts.add_row(_outcome(nb["ex_ts"]), _outcome(nb["ex_ts_bird"]), _outcome(nb["ex_ts_archer"]))
+        console.print(verdicts)
     w = doc["witness"]
     if w is None:
         return

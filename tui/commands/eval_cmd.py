@@ -29,6 +29,9 @@ def options_from(args: argparse.Namespace) -> Any:
         "neighbours": getattr(args, "neighbours", None),
         "seed": getattr(args, "seed", None),
         "neighbour_cache": getattr(args, "neighbour_cache", None) or None,
+        "verify": getattr(args, "verify", None),
+        "verify_bound": getattr(args, "verify_bound", None),
+        "verify_timeout": getattr(args, "verify_timeout", None),
     }
     return eval_options(given, spell=_flag)
 
@@ -53,6 +56,35 @@ def remember_neighbours(args: argparse.Namespace, workspace: Path) -> None:
     for name in ("neighbours", "seed"):
         if kept[name] != given[name]:
             setattr(args, name, kept[name])
+    from sqltriage.core.pipeline.run_options import with_remembered_verify
+
+    names = ("verify", "verify_bound", "verify_timeout")
+    given = {name: getattr(args, name, None) for name in names}
+    for name, value in with_remembered_verify(given, workspace).items():
+        if value != given[name]:
+            setattr(args, name, value)
+
+
+def _verify_line(frame: Any, options: Any) -> str:
+    """How the EX passes fared under --verify: verified, refuted, unknown (the commonest reasons)."""
+    import polars as pl
+
+    if "equivalence" not in frame.columns:
+        return "equivalence: no EX pass to check"
+    counts = dict(frame.group_by("equivalence").len().iter_rows())
+    line = (
+        f"equivalence up to {options.verify_bound} rows per table: {counts.get('verified', 0)} verified, "
+        f"{counts.get('refuted', 0)} refuted, {counts.get('unknown', 0)} unknown"
+    )
+    notes = (
+        frame.filter(pl.col("equivalence") == "unknown")
+        .group_by("equivalence_note")
+        .len()
+        .sort("len", descending=True)
+        .head(3)
+    )
+    reasons = ", ".join(f"{n} {note}" for note, n in notes.iter_rows())
+    return line + (f" ({reasons})" if reasons else "")
 
 
 def ts_unserved(frame: Any) -> dict[str, int]:
@@ -132,6 +164,13 @@ def _run(args: argparse.Namespace) -> int:
             "[dim]ex_ts is off: add --neighbours 10 to also score each EX pass on 10 generated neighbour "
             "databases (catches EX false positives; see docs/testsuite.md)[/]"
         )
+    if options.verify:
+        err.print(_verify_line(frame, options))
+    else:
+        err.print(
+            "[dim]equivalence is off (a run with --verify is remembered; --no-verify turns it off): add --verify to check each EX pass against the gold on every database "
+            "of up to 3 rows per table (see docs/verification.md)[/]"
+        )
     report["workspace"] = str(path)
     report["ex_mode"] = "spider"
     report["run"] = {
@@ -144,6 +183,8 @@ def _run(args: argparse.Namespace) -> int:
         "seed": options.seed,
         "cluster": options.cluster,
         "workers": summary.workers,
+        "verify": options.verify,
+        "verify_bound": options.verify_bound if options.verify else None,
     }
     if args.json:
         json.dump(report, sys.stdout, indent=2)

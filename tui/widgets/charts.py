@@ -190,6 +190,25 @@ def tag_chart(frame: pl.DataFrame, models: Sequence[str], width: int = 8) -> Ren
     return t
 
 
+def verified_table(models: Sequence[dict[str, Any]]) -> Table:
+    """Per model EX, TS and EX verified: how much of EX a solver proves equivalent to the gold (up to the
+    bound), and how many EX passes it refuted (`eval --verify`)."""
+    t = Table(title="EX, TS and EX verified (--verify)", title_justify="left", expand=False)
+    for col in ("model", "EX", "TS", "EX verified", "checked", "refuted"):
+        t.add_column(col, justify="left" if col == "model" else "right")
+    for m in models:
+        ex, ts, ver = m.get("ex"), m.get("ex_ts"), m.get("ex_verified")
+        t.add_row(
+            m["model"],
+            "—" if ex is None else f"{ex:.3f}",
+            "—" if ts is None else f"{ts:.3f}",
+            "—" if ver is None else f"{ver:.3f}",
+            f"{m.get('equivalence_n') or 0:,}",
+            f"{m.get('refuted') or 0:,}",
+        )
+    return t
+
+
 def summary_renderable(
     report: dict[str, Any], frame: pl.DataFrame, metric: str, ex_mode: str
 ) -> RenderableType:
@@ -198,6 +217,8 @@ def summary_renderable(
     parts: list[RenderableType] = [model_table(report["models"], ex_mode, report.get("intervals")), Text("")]
     if any(m.get("ex_ts_n") for m in report["models"]):
         parts += [ts_table(report["models"], ex_mode), Text("")]
+    if any(m.get("equivalence_n") for m in report["models"]):
+        parts += [verified_table(report["models"]), Text("")]
     for facet, rows in report["breakdowns"].items():
         if rows:
             parts += [facet_chart(rows, models, facet, metric), Text("")]

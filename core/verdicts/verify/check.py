@@ -1,0 +1,364 @@
+"""Bounded equivalence of a gold and a predicted query: `verified`, `refuted` (with a database) or `unknown`.
+
+The question put to z3: is there a database of at most `bound` rows per table, keeping the schema's
+constraints (tables.py), and a choice of what SQLite leaves unspecified (encode.py), on which the two
+results differ in the row's EX mode? Unsatisfiable → `verified` up to the bound. Satisfiable → the model is
+written out as a SQLite file and both queries are run on it with plain sqlite3 through the read-only
+sandbox: only if the EX comparison there says they differ is the pair `refuted`; else `unknown`. A hard
+deadline (z3's own timeout, and a timer that interrupts z3 should it overrun) bounds every pair.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_BOUND = 3  # rows per table
+DEFAULT_TIMEOUT = 5.0  # seconds per pair, encoding and solving together
+MODES = ("spider", "bird")
+FALLBACK_BOUND = 2  # rows per table tried when the full bound times out
+FULL_BOUND_SHARE = 0.6  # of the time limit, for the full bound  # bags (ordered when the gold sorts) and sets; the others are not encoded
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    status: str  # "verified" | "refuted" | "unknown"
+    bound: int
+    note: str | None = None  # the construct outside the fragment, "timeout", or why a refutation failed
+    witness: Path | None = None  # the counterexample database of a refutation
+    witness_rows: int | None = None
+    seconds: float = 0.0
+
+    def columns(self) -> dict[str, Any]:
+        return {"equivalence": self.status, "equivalence_bound": self.bound, "equivalence_note": self.note}
+
+
+def solver_version() -> str | None:
+    try:
+        import z3
+    except ImportError:
+        return None
+    return z3.get_version_string()
+
+
+def check_pair(
+    gold_sql: str,
+    pred_sql: str,
+    db_path: Path,
+    *,
+    mode: str = "spider",
+    bound: int = DEFAULT_BOUND,
+    timeout: float = DEFAULT_TIMEOUT,
+    extra_foreign_keys: tuple = (),
+    witness_root: Path | None = None,
+    exec_timeout: float = 10.0,
+) -> Verdict:
+    """Never raises for a pair: whatever cannot be decided is `unknown` with its reason."""
+    start = time.monotonic()
+    try:
+        return _check_pair(
+            gold_sql,
+            pred_sql,
+            db_path,
+            mode,
+            bound,
+            timeout,
+            tuple(extra_foreign_keys),
+            witness_root,
+            exec_timeout,
+        )
+    except Exception as exc:  # advisory like the suggestions: a pair the checker trips on never stops a run
+        note = f"not checked: {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
+        return Verdict("unknown", bound, note, seconds=time.monotonic() - start)
+
+
+def _check_pair(
+    gold_sql: str,
+    pred_sql: str,
+    db_path: Path,
+    mode: str,
+    bound: int,
+    timeout: float,
+    extra_foreign_keys: tuple,
+    witness_root: Path | None,
+    exec_timeout: float,
+) -> Verdict:
+    start = time.monotonic()
+
+    def done(
+        status: str, note: str | None = None, witness: Path | None = None, rows: int | None = None
+    ) -> Verdict:
+        return Verdict(status, bound, note, witness, rows, time.monotonic() - start)
+
+    if solver_version() is None:
+        return done("unknown", "the solver is not installed (pip install 'sqltriage[verify]')")
+    if mode not in MODES:
+        return done("unknown", f"EX mode {mode} is not encoded")
+    # The full bound gets most of the time; when it runs out, a smaller bound (down to 2 rows per table)
+    # gets the rest: a weaker `verified`, said in `equivalence_bound`, but a verdict.
+    bounds = list(range(bound, min(bound, FALLBACK_BOUND) - 1, -1))
+    for i, n in enumerate(bounds):
+        last = i == len(bounds) - 1
+        deadline = start + (timeout if last else timeout * FULL_BOUND_SHARE)
+        try:
+            found = _solve(gold_sql, pred_sql, db_path, mode, n, deadline, tuple(extra_foreign_keys))
+        except RecursionError:
+            return done("unknown", "query too deep to encode")
+        except MemoryError:
+            return done("unknown", "encoding too large")
+        if last or found[:2] != ("unknown", "timeout"):
+            break
+    bound = n
+    status, payload, untied = found
+    if status != "sat":
+        return done(status, payload)
+    from sqltriage.core.verdicts.verify.counterexample import confirm
+
+    def confirmed_by_sqlite(tables: Any) -> Any:
+        return confirm(
+            tables, gold_sql, pred_sql, db_path, mode, witness_root, exec_timeout, tuple(extra_foreign_keys)
+        )
+
+    confirmed = confirmed_by_sqlite(payload)
+    if confirmed.path is None and untied is not None:
+        # The difference may rest on how ties under ORDER BY (or a free choice) fall, which SQLite settles
+        # the same way for both: ask again for a database without ties.
+        status, payload = untied()
+        if status == "verified":
+            return done("unknown", "they differ only where ORDER BY keys tie")
+        if status != "sat":
+            return done(
+                "unknown", confirmed.note if status == "unknown" and payload != "timeout" else payload
+            )
+        confirmed = confirmed_by_sqlite(payload)
+    if confirmed.path is None:
+        return done("unknown", confirmed.note)
+    return done("refuted", None, confirmed.path, confirmed.rows)
+
+
+def outside_fragment(
+    gold_sql: str, pred_sql: str, db_path: Path, *, mode: str = "spider", bound: int = DEFAULT_BOUND
+) -> str | None:
+    """Why the pair cannot be encoded (the construct), or None when both queries are in the fragment."""
+    found = _solve(gold_sql, pred_sql, db_path, mode, bound, time.monotonic() + 60.0, (), solve=False)
+    return found[1] if found[0] == "unknown" else None
+
+
+def _solve(
+    gold_sql: str,
+    pred_sql: str,
+    db_path: Path,
+    mode: str,
+    bound: int,
+    deadline: float,
+    extra_fks: tuple,
+    *,
+    solve: bool = True,
+) -> tuple[str, Any, Any]:
+    """(status, note or model tables, a retry without ORDER BY ties when the encoding has any, else None)."""
+    import sqlglot
+    import z3
+    from sqlglot.errors import SqlglotError
+
+    from sqltriage.core.verdicts.exec_compare import order_matters, spider_sql
+    from sqltriage.core.verdicts.verify.encode import Encoder, Timeout
+    from sqltriage.core.verdicts.verify.results import differ
+    from sqltriage.core.verdicts.verify.symbolic import Unsupported
+    from sqltriage.core.verdicts.verify.tables import SymDatabase
+
+    texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
+    if _bare(texts[0]) == _bare(texts[1]):
+        return "verified", None, None  # the same text: the same plan, the same rows in the same order
+    if solve and same_query(gold_sql, pred_sql, mode, _column_names(db_path, extra_fks)):
+        return "verified", None, None  # the same query but for case, spacing and aliases: the same plan
+    try:
+        trees = [sqlglot.parse_one(t, read="sqlite") for t in texts]
+    except (SqlglotError, ValueError) as exc:
+        return "unknown", f"does not parse: {str(exc).splitlines()[0][:120]}", None
+    ordered = mode == "spider" and order_matters(gold_sql)
+    literals = frozenset(
+        lit.this if lit.is_string else _number(lit.this)
+        for tree in trees
+        for lit in tree.find_all(sqlglot.exp.Literal)
+    ) | frozenset(
+        c.name for tree in trees for c in tree.find_all(sqlglot.exp.Column) if c.this.args.get("quoted")
+    )
+    try:
+        db = SymDatabase(db_path, bound, literals, extra_fks)
+        enc = Encoder(db, deadline)
+        gold, pred = enc.query(trees[0]), enc.query(trees[1])
+        goal = differ(enc, gold, pred, mode, ordered)
+    except Timeout:
+        return "unknown", "timeout", None
+    except Unsupported as exc:
+        return "unknown", str(exc), None
+    except z3.Z3Exception as exc:
+        return "unknown", f"solver error: {exc}", None
+    if not solve:
+        return "encoded", None, None
+    # Simplifying and eliminating the equalities first (the symbolic rows are full of them) before the
+    # SMT core solves several times faster than z3's default solver on these formulas.
+    solver = z3.Then("simplify", "propagate-values", "solve-eqs", "smt").solver()
+    solver.add(*db.constraints, *enc.facts, goal)
+    status, payload = _check(solver, db, deadline)
+    if status != "sat" or not enc.ties:
+        return status, payload, None
+
+    def untied() -> tuple[str, Any]:
+        solver.add(z3.Not(z3.Or(*enc.ties)))
+        return _check(solver, db, deadline)
+
+    return status, payload, untied
+
+
+def _check(solver: Any, db: Any, deadline: float) -> tuple[str, Any]:
+    """One call of the solver within what is left of the deadline, guarded by a timer should z3 overrun."""
+    import z3
+
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return "unknown", "timeout"
+    solver.set("timeout", max(1, int(left * 1000)))
+    guard = threading.Timer(left + 1.0, z3.main_ctx().interrupt)
+    guard.daemon = True
+    guard.start()
+    try:
+        answer = solver.check()
+    except z3.Z3Exception as exc:
+        return "unknown", f"solver error: {exc}"
+    finally:
+        guard.cancel()
+    if answer == z3.unsat:
+        return "verified", None
+    if answer == z3.sat:
+        return "sat", _tables(solver.model(), db)
+    reason = solver.reason_unknown()
+    return "unknown", "timeout" if (
+        "timeout" in reason or "cancel" in reason or "interrupt" in reason
+    ) else reason
+
+
+def same_query(gold_sql: str, pred_sql: str, mode: str = "spider", columns: frozenset | None = None) -> bool:
+    """Whether the two are one query written differently (identifier case, spacing, table aliases, output
+    names): SQLite plans them alike, so they agree on every database, ties included. Decided without solving.
+    `columns` (the database's column names, lower case) lets a double-quoted name that is no column be read
+    as the string SQLite reads it."""
+    import sqlglot
+
+    from sqltriage.core.verdicts.exec_compare import spider_sql
+
+    texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
+    if _bare(texts[0]) == _bare(texts[1]):
+        return True
+    try:
+        trees = [sqlglot.parse_one(t, read="sqlite") for t in texts]
+        return _canonical(trees[0], mode == "spider", columns) == _canonical(
+            trees[1], mode == "spider", columns
+        )
+    except Exception:  # a text sqlglot cannot read is simply not recognised as the same
+        return False
+
+
+def _canonical(tree: Any, any_column_order: bool = False, columns: frozenset | None = None) -> str:
+    """The query with what cannot change SQLite's plan written one way: identifier case and quotes, table
+    aliases (and the table's name on a column of a one-table query), output names, an ORDER BY on a select
+    alias, ASC, a double-quoted string; with `any_column_order`, the select list in sorted order."""
+    from sqlglot import exp
+
+    tree = tree.copy()
+    for c in list(tree.find_all(exp.Column)):  # "Asia": a string to SQLite when it names no column
+        if not c.table and c.this.args.get("quoted") and c.parent_select is not None:
+            known = columns is not None and c.name.lower() not in columns
+            c.replace(exp.Literal.string(c.name if known else "\0" + c.name))
+    for select in list(tree.find_all(exp.Select)):
+        aliases = {}
+        sources = [t for t in select.find_all(exp.Table) if t.parent_select is select]
+        for t in sources:
+            if t.alias:
+                aliases[t.alias.lower()] = t.name.lower()
+                t.set("alias", None)
+        one_table = len(sources) == 1 and not select.args.get("joins")
+        for c in select.find_all(exp.Column):
+            if c.parent_select is not select:
+                continue
+            if one_table:
+                c.set("table", None)
+            elif c.table.lower() in aliases:
+                c.set("table", exp.to_identifier(aliases[c.table.lower()]))
+        named = {e.alias.lower(): e.this for e in select.expressions if isinstance(e, exp.Alias)}
+        order = select.args.get("order")
+        positional = False
+        for o in order.expressions if order else []:
+            if isinstance(o.this, exp.Column) and not o.this.table and o.this.name.lower() in named:
+                o.set("this", named[o.this.name.lower()].copy())
+            positional |= isinstance(o.this, exp.Literal)
+            o.set("desc", True if o.args.get("desc") else None)
+        columns = [e.this if isinstance(e, exp.Alias) else e for e in select.expressions]
+        if any_column_order and select is tree and not positional:
+            columns.sort(key=lambda e: e.sql(dialect="sqlite").lower())
+        select.set("expressions", columns)
+    for ident in tree.find_all(exp.Identifier):
+        ident.set("this", ident.this.lower())
+        ident.set("quoted", False)
+    return tree.sql(dialect="sqlite")
+
+
+def _column_names(db_path: Path, extra_fks: tuple) -> frozenset | None:
+    from sqltriage.core.verdicts.verify.tables import db_info
+
+    try:
+        return frozenset(c.name.lower() for _, cols in db_info(db_path, extra_fks).values() for c in cols)
+    except Exception:  # unreadable here: the solver's own reading reports it
+        return None
+
+
+def _bare(sql: str) -> str:
+    return " ".join(sql.strip().rstrip(";").split())
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _tables(model: Any, db: Any) -> dict[str, list[dict[str, Any]]]:
+    """The model's database: each encoded table's present rows, column → Python value."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for t in db.tables.values():
+        rows = []
+        for present, values in t.rows:
+            if not _true(model.eval(present, model_completion=True)):
+                continue
+            row = {}
+            for c in t.columns:
+                v = values.get(c.name.lower())
+                row[c.name] = None if v is None else _python(model, v)
+            rows.append(row)
+        out[t.name] = rows
+    return out
+
+
+def _true(b: Any) -> bool:
+    import z3
+
+    return z3.is_true(b)
+
+
+def _python(model: Any, v: Any) -> Any:
+    import z3
+
+    if _true(model.eval(v.null, model_completion=True)):
+        return None
+    x = model.eval(v.v, model_completion=True)
+    if v.kind == "int":
+        return x.as_long()
+    if v.kind == "real":
+        return float(x.as_fraction())
+    if z3.is_string_value(x):
+        return x.as_string()
+    return str(x)

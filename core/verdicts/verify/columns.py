@@ -1,0 +1,68 @@
+"""`equivalence`, `equivalence_bound`, `equivalence_note` of one row, and what a refutation does to `ex_ts`.
+
+Only EX passes are checked (a fail is already refuted by the original database). A refutation's database is
+shown as a neighbour witness is: it fills `ts_witness` / `ts_witness_rows` when no neighbour refuted the
+row, and a row every neighbour passed (`ex_ts` = 1) gets `ex_ts` = 0. Models often predict the same text:
+a verdict is kept per process for the same (gold, prediction, database, bound, timeout, mode).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+KEYS = ("equivalence", "equivalence_bound", "equivalence_note")
+EVERY_NEIGHBOUR_PASSED = "every neighbour passed"  # the note of a refutation that set ex_ts to 0
+_MEMO_SIZE = 4096
+_memo: OrderedDict[tuple, Any] = OrderedDict()
+
+
+def witness_root(neighbour_cache: str | None) -> Path:
+    from sqltriage.core.verdicts.testsuite.cache import default_cache_root
+
+    return (Path(neighbour_cache) if neighbour_cache else default_cache_root()) / "witnesses"
+
+
+def verify_columns(
+    gold_sql: str,
+    pred_sql: str,
+    db_path: Path | None,
+    row: dict[str, Any],
+    *,
+    bound: int,
+    timeout: float,
+    foreign_keys: Any = (),
+    neighbour_cache: str | None = None,
+    mode: str = "spider",
+) -> dict[str, Any]:
+    """The columns to add to `row` (whose `ex`, `ex_ts`, `ts_witness` are already set)."""
+    from sqltriage.core.verdicts.verify.check import check_pair
+
+    out: dict[str, Any] = dict.fromkeys(KEYS)
+    if db_path is None or row.get(f"ex_{mode}") != 1:
+        return out
+    key = (gold_sql, pred_sql, str(db_path), bound, timeout, mode)
+    verdict = _memo.get(key)
+    if verdict is None:
+        verdict = check_pair(
+            gold_sql,
+            pred_sql,
+            db_path,
+            mode=mode,
+            bound=bound,
+            timeout=timeout,
+            extra_foreign_keys=tuple(foreign_keys or ()),
+            witness_root=witness_root(neighbour_cache),
+        )
+        _memo[key] = verdict
+        if len(_memo) > _MEMO_SIZE:
+            _memo.popitem(last=False)
+    out.update(verdict.columns())
+    if verdict.status == "refuted" and verdict.witness is not None:
+        if row.get("ts_witness") is None or row.get("ex_ts") == 1:
+            out.update(ts_witness=str(verdict.witness), ts_witness_rows=verdict.witness_rows)
+        if row.get("ex_ts") == 1:
+            out["ex_ts"] = 0
+            out["equivalence_note"] = EVERY_NEIGHBOUR_PASSED
+    return out

@@ -1,0 +1,89 @@
+"""The formula "the two results differ", in the EX mode's sense of the same result.
+
+`spider`: bags of rows, compared position by position when the gold sorts (two results of different
+widths differ unless both are empty); `bird`: sets of rows. Columns are compared in the order written,
+which is stricter than Spider's matching of columns in any order: a pair that differs only by column
+order is refuted here, then re-run in SQLite, where the EX comparison itself decides.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import z3
+
+from sqltriage.core.verdicts.verify import symbolic as s
+
+if TYPE_CHECKING:
+    from sqltriage.core.verdicts.verify.encode import Encoder, Rel
+
+
+def differ(enc: Encoder, gold: Rel, pred: Rel, mode: str, ordered: bool) -> Any:
+    some = [c for c, _ in gold.rows + pred.rows]
+    if len(gold.names) != len(pred.names):
+        return s.or_(*some) if some else s.FALSE
+    if mode == "spider":
+        pred = _reordered(pred, column_order(gold.heads, pred.heads))
+    if mode == "bird":
+        return s.or_(_missing(gold, pred), _missing(pred, gold))
+    if ordered:
+        return _ordered_differ(enc, gold, pred)
+    return s.or_(*[s.and_(c, _count(gold, v) != _count(pred, v)) for c, v in gold.rows + pred.rows])
+
+
+def column_order(gold: list[str], pred: list[str]) -> list[int]:
+    """For each gold column, the prediction's column that computes the same thing (`count(*)` ↔ `count(*)`,
+    then the same function or column name), the rest in order. Spider's comparison accepts any column
+    order; proving equality under this one is enough for `verified`."""
+    if len(gold) != len(pred) or gold == pred:
+        return list(range(len(gold)))
+    order: list[int | None] = [None] * len(gold)
+    free = list(range(len(pred)))
+    for same_head in (lambda a, b: a == b, lambda a, b: a.split("(", 1)[0] == b.split("(", 1)[0]):
+        for i, g in enumerate(gold):
+            if order[i] is None:
+                j = next((j for j in free if same_head(g, pred[j])), None)
+                if j is not None:
+                    order[i] = j
+                    free.remove(j)
+    for i in range(len(gold)):
+        if order[i] is None:
+            order[i] = free.pop(0)
+    return [j for j in order if j is not None]
+
+
+def _reordered(rel: Rel, order: list[int]) -> Rel:
+    if order == list(range(len(order))):
+        return rel
+    from sqltriage.core.verdicts.verify.encode import Rel
+
+    rows = [(c, tuple(v[j] for j in order)) for c, v in rel.rows]
+    return Rel(rows, [rel.names[j] for j in order], rel.ranks, rel.single, [rel.heads[j] for j in order])
+
+
+def _count(rel: Rel, v: tuple) -> Any:
+    return z3.Sum(*[z3.If(s.and_(c, s.same_row(w, v)), 1, 0) for c, w in rel.rows]) if rel.rows else 0
+
+
+def _missing(a: Rel, b: Rel) -> Any:
+    """Some row of `a` is nowhere in `b`."""
+    out = []
+    for c, v in a.rows:
+        found = s.or_(*[s.and_(cb, s.same_row(w, v)) for cb, w in b.rows]) if b.rows else s.FALSE
+        out.append(s.and_(c, s.not_(found)))
+    return s.or_(*out) if out else s.FALSE
+
+
+def _ordered_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
+    from sqltriage.core.verdicts.verify.aggregate import ranks
+
+    g_ranks = gold.ranks if gold.ranks is not None else ranks(enc, gold.rows, None)
+    p_ranks = pred.ranks if pred.ranks is not None else ranks(enc, pred.rows, None)
+    n_gold = z3.Sum(*[z3.If(c, 1, 0) for c, _ in gold.rows]) if gold.rows else z3.IntVal(0)
+    n_pred = z3.Sum(*[z3.If(c, 1, 0) for c, _ in pred.rows]) if pred.rows else z3.IntVal(0)
+    clash = [
+        s.and_(cg, cp, rg == rp, s.not_(s.same_row(vg, vp)))
+        for (cg, vg), rg in zip(gold.rows, g_ranks, strict=True)
+        for (cp, vp), rp in zip(pred.rows, p_ranks, strict=True)
+    ]
+    return s.or_(n_gold != n_pred, *clash)

@@ -1,0 +1,320 @@
+"""Symbolic SQL values and SQL's three-valued logic over z3 terms.
+
+A value is a z3 term of one sort (`int` → Int, `real` → Real, `str` → String) and a Boolean saying it is
+NULL; a condition is a pair (holds, fails): neither means UNKNOWN, which is how NULL spreads through
+comparisons, AND, OR and NOT. Numbers of both sorts compare after widening to Real; text compares with
+text (z3's `str.<` is the code point order, which is the byte order SQLite's BINARY collation uses on
+UTF-8). What SQLite would need affinity rules beyond these for is refused with `Unsupported`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+
+class Unsupported(Exception):
+    """A construct outside the encoded fragment: the pair's verdict is `unknown` with this message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Val:
+    kind: str  # "int" | "real" | "str" | "null" (the literal NULL, of no sort)
+    v: Any  # z3 term (None for "null")
+    null: Any  # z3 Bool
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind in ("int", "real")
+
+
+@dataclass(frozen=True, slots=True)
+class Tri:
+    t: Any  # z3 Bool: the condition is TRUE
+    f: Any  # z3 Bool: the condition is FALSE
+
+
+TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
+NULL = Val("null", None, TRUE)
+
+
+# z3's own And/Or/Not coerce and check every argument in Python, which dominated the encoding time; these
+# build the same terms through the C API and fold the constants TRUE and FALSE (NOT NULL columns have a NULL
+# flag of FALSE, so most NULL logic folds away before z3 sees it).
+def and_(*xs: Any) -> Any:
+    out = []
+    for x in xs:
+        if x is FALSE:
+            return FALSE
+        if x is not TRUE:
+            out.append(x)
+    return TRUE if not out else out[0] if len(out) == 1 else _mk(z3.Z3_mk_and, out)
+
+
+def or_(*xs: Any) -> Any:
+    out = []
+    for x in xs:
+        if x is TRUE:
+            return TRUE
+        if x is not FALSE:
+            out.append(x)
+    return FALSE if not out else out[0] if len(out) == 1 else _mk(z3.Z3_mk_or, out)
+
+
+def not_(x: Any) -> Any:
+    if x is TRUE:
+        return FALSE
+    if x is FALSE:
+        return TRUE
+    ctx = x.ctx
+    return z3.BoolRef(z3.Z3_mk_not(ctx.ref(), x.as_ast()), ctx)
+
+
+def implies(a: Any, b: Any) -> Any:
+    return or_(not_(a), b)
+
+
+def _mk(f: Any, xs: list[Any]) -> Any:
+    ctx = xs[0].ctx
+    arr = (z3.Ast * len(xs))()
+    for i, x in enumerate(xs):
+        arr[i] = x.as_ast()
+    return z3.BoolRef(f(ctx.ref(), len(xs), arr), ctx)
+
+
+def null_of(v: Val) -> Val:
+    """A NULL of `v`'s sort (a LEFT JOIN's padding)."""
+    return Val(v.kind, v.v, TRUE) if v.kind != "null" else NULL
+
+
+def real_val(x: float) -> Any:
+    num, den = float(x).as_integer_ratio()
+    return z3.Q(num, den)
+
+
+def const(value: object) -> Val:
+    if value is None:
+        return NULL
+    if isinstance(value, bool):
+        return Val("int", z3.IntVal(int(value)), FALSE)
+    if isinstance(value, int):
+        return Val("int", z3.IntVal(value), FALSE)
+    if isinstance(value, float):
+        return Val("real", real_val(value), FALSE)
+    return Val("str", z3.StringVal(str(value)), FALSE)
+
+
+def fresh(kind: str, name: str) -> Val:
+    sort = {"int": z3.IntSort(), "real": z3.RealSort(), "str": z3.StringSort()}[kind]
+    return Val(kind, z3.Const(name, sort), z3.Bool(name + "?"))
+
+
+def tri_and(a: Tri, b: Tri) -> Tri:
+    return Tri(and_(a.t, b.t), or_(a.f, b.f))
+
+
+def tri_or(a: Tri, b: Tri) -> Tri:
+    return Tri(or_(a.t, b.t), and_(a.f, b.f))
+
+
+def tri_not(a: Tri) -> Tri:
+    return Tri(a.f, a.t)
+
+
+def tri_const(value: bool) -> Tri:
+    return Tri(TRUE, FALSE) if value else Tri(FALSE, TRUE)
+
+
+def _real(x: Val) -> Any:
+    return z3.ToReal(x.v) if x.kind == "int" else x.v
+
+
+def _numeric_text(s: str) -> int | float | None:
+    try:
+        return int(s)
+    except ValueError:
+        try:
+            return float(s)
+        except ValueError:
+            return None
+
+
+def align(a: Val, b: Val, a_literal: bool = False, b_literal: bool = False) -> tuple[Val, Val]:
+    """Two values brought to one comparable sort, SQLite's affinity rules for the common cases: a text
+    literal compared with a number column is read as a number, a number literal with a text column as text."""
+    if a.kind == "null" or b.kind == "null" or a.kind == b.kind:
+        return a, b
+    if a.numeric and b.numeric:
+        return Val("real", _real(a), a.null), Val("real", _real(b), b.null)
+    if b_literal and a.numeric and b.kind == "str":
+        return align(a, _literal_as_number(b), False, True)
+    if a_literal and b.numeric and a.kind == "str":
+        return align(_literal_as_number(a), b, True, False)
+    if b_literal and a.kind == "str" and b.numeric:
+        return a, _literal_as_text(b)
+    if a_literal and b.kind == "str" and a.numeric:
+        return _literal_as_text(a), b
+    raise Unsupported("comparison of text with a number")
+
+
+def _text_number(x: Val) -> int | float | None:
+    return _numeric_text(z3.simplify(x.v).as_string().strip())
+
+
+def _literal_as_number(x: Val) -> Val:
+    text = z3.simplify(x.v).as_string()
+    number = _numeric_text(text.strip())
+    if number is None:
+        raise Unsupported("comparison of a number with non-numeric text")
+    return const(number)
+
+
+def _literal_as_text(x: Val) -> Val:
+    value = z3.simplify(x.v)
+    if x.kind == "int":
+        return const(str(value.as_long()))
+    raise Unsupported("comparison of text with a real literal")
+
+
+def compare(op: str, a: Val, b: Val, a_literal: bool = False, b_literal: bool = False) -> Tri:
+    if a.kind == "null" or b.kind == "null":
+        return Tri(FALSE, FALSE)
+    mixed = {a.kind, b.kind}
+    if "str" in mixed and mixed & {"int", "real"}:
+        text, text_literal = (a, a_literal) if a.kind == "str" else (b, b_literal)
+        if not (a_literal or b_literal) or (text_literal and _text_number(text) is None):
+            return _text_with_number(op, a, b)  # text that is no number stays text: after every number
+    a, b = align(a, b, a_literal, b_literal)
+    known = and_(not_(a.null), not_(b.null))
+    x, y = a.v, b.v
+    holds = {"=": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
+    return Tri(and_(known, holds), and_(known, not_(holds)))
+
+
+_FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _text_with_number(op: str, a: Val, b: Val) -> Tri:
+    """A text column compared with a number column: SQLite gives the text numeric affinity, so text that is
+    an integer compares as that integer, and any other text sorts after every number."""
+    if a.kind != "str":
+        return _text_with_number(_FLIP[op], b, a)
+    digits = z3.Plus(z3.Range("0", "9"))
+    is_number = z3.InRe(a.v, digits)
+    n = z3.StrToInt(a.v)
+    x, y = (n, b.v) if b.kind == "int" else (z3.ToReal(n), b.v)
+    as_number = {"=": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
+    as_text = TRUE if op in ("!=", ">", ">=") else FALSE  # text > any number
+    holds = z3.If(is_number, as_number, as_text)
+    known = and_(not_(a.null), not_(b.null))
+    return Tri(and_(known, holds), and_(known, not_(holds)))
+
+
+def same(a: Val, b: Val) -> Any:
+    """NULL-safe sameness of two result values, as Python's `==` on fetched rows sees it (1 == 1.0, None ==
+    None, text never equals a number): what result comparison, DISTINCT, GROUP BY and set operations use."""
+    if a.kind == "null" and b.kind == "null":
+        return TRUE
+    if a.kind == "null":
+        return b.null
+    if b.kind == "null":
+        return a.null
+    both_null = and_(a.null, b.null)
+    if a.kind != b.kind and not (a.numeric and b.numeric):
+        return both_null
+    x, y = (a.v, b.v) if a.kind == b.kind else (_real(a), _real(b))
+    return or_(both_null, and_(not_(a.null), not_(b.null), x == y))
+
+
+def same_row(a: tuple[Val, ...], b: tuple[Val, ...]) -> Any:
+    if len(a) != len(b):
+        return FALSE
+    return and_(*[same(x, y) for x, y in zip(a, b, strict=True)]) if a else TRUE
+
+
+def before(a: Val, b: Val) -> Any:
+    """`a` sorts strictly before `b` ascending, as SQLite orders: NULL first, numbers before text."""
+    if a.kind == "null":
+        return not_(b.null) if b.kind != "null" else FALSE
+    if b.kind == "null":
+        return FALSE
+    if a.kind == b.kind or (a.numeric and b.numeric):
+        x, y = (a.v, b.v) if a.kind == b.kind else (_real(a), _real(b))
+        return or_(and_(a.null, not_(b.null)), and_(not_(a.null), not_(b.null), x < y))
+    text_first = a.kind == "str"  # numbers sort before text
+    return or_(and_(a.null, not_(b.null)), and_(not_(a.null), not_(b.null), FALSE if text_first else TRUE))
+
+
+def arith(op: str, a: Val, b: Val) -> Val:
+    if a.kind == "null" or b.kind == "null":
+        return NULL
+    if not (a.numeric and b.numeric):
+        if op == "||" and a.kind == "str" and b.kind == "str":
+            return Val("str", z3.Concat(a.v, b.v), or_(a.null, b.null))
+        raise Unsupported(f"arithmetic {op} on text")
+    null = or_(a.null, b.null)
+    kind = "int" if a.kind == b.kind == "int" else "real"
+    x, y = (a.v, b.v) if kind == "int" else (_real(a), _real(b))
+    if op == "+":
+        return Val(kind, x + y, null)
+    if op == "-":
+        return Val(kind, x - y, null)
+    if op == "*":
+        return Val(kind, x * y, null)
+    if op in ("/", "%"):
+        zero = y == (0 if kind == "int" else z3.RealVal(0))
+        if kind == "real":
+            if op == "%":
+                raise Unsupported("% on real numbers")
+            return Val("real", z3.If(zero, z3.RealVal(0), x / y), or_(null, zero))
+        # SQLite truncates integer division toward zero; z3's div rounds toward minus infinity.
+        q = z3.If(x >= 0, 1, -1) * z3.If(y >= 0, 1, -1) * (z3.Abs(x) / z3.Abs(y))
+        q = z3.If(zero, 0, q)
+        if op == "/":
+            return Val("int", q, or_(null, zero))
+        return Val("int", z3.If(zero, 0, x - y * q), or_(null, zero))
+    raise Unsupported(f"operator {op}")
+
+
+def negate(a: Val) -> Val:
+    if a.kind == "null":
+        return NULL
+    if not a.numeric:
+        raise Unsupported("minus on text")
+    return Val(a.kind, -a.v, a.null)
+
+
+def tri_value(c: Tri) -> Val:
+    """A condition used as a value: 1, 0 or NULL, as SQLite returns it."""
+    return Val("int", z3.If(c.t, 1, 0), and_(not_(c.t), not_(c.f)))
+
+
+def truthy(a: Val) -> Tri:
+    """A value used as a condition: non-zero numbers are true; text is refused (SQLite reads its prefix)."""
+    if a.kind == "null":
+        return Tri(FALSE, FALSE)
+    if not a.numeric:
+        raise Unsupported("text used as a condition")
+    zero = a.v == 0
+    return Tri(and_(not_(a.null), not_(zero)), and_(not_(a.null), zero))
+
+
+def ite(c: Any, a: Val, b: Val) -> Val:
+    """`c ? a : b` over values of one sort (numbers are widened, NULL takes the other's sort)."""
+    if a.kind == "null" and b.kind == "null":
+        return NULL
+    if a.kind == "null":
+        return Val(b.kind, b.v, or_(c, b.null))
+    if b.kind == "null":
+        return Val(a.kind, a.v, or_(not_(c), a.null))
+    if a.kind != b.kind:
+        if not (a.numeric and b.numeric):
+            raise Unsupported("CASE mixing text and numbers")
+        return Val("real", z3.If(c, _real(a), _real(b)), z3.If(c, a.null, b.null))
+    return Val(a.kind, z3.If(c, a.v, b.v), z3.If(c, a.null, b.null))
+
+
+def widened(a: Val) -> Any:
+    return _real(a)

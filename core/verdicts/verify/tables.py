@@ -1,0 +1,189 @@
+"""Symbolic tables: up to `bound` rows per table, each row a presence flag and one symbolic value per column,
+with the integrity constraints a real database of this schema keeps.
+
+Declared constraints: primary keys and UNIQUE (no two present rows share a non-NULL key), NOT NULL, and
+foreign keys (declared ones, and the `tables.json` ones of tables that declare none) between the tables
+encoded. Mined from the original's values, as the neighbour generator mines them (testsuite/mine.py), so a
+counterexample is data the database could hold: a column never NULL over at least `EVIDENCE_ROWS` rows stays
+non-NULL, and a categorical column (at most `CATEGORICAL_MAX` distinct values over at least
+`CATEGORICAL_ROWS` rows) draws from those values and the queries' literals. Rows are present as a prefix
+(row i only if row i−1): any table of at most `bound` rows can be listed that way, and it prunes the search.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import z3
+
+from sqltriage.core.verdicts.verify import symbolic as s
+from sqltriage.core.verdicts.verify.symbolic import Unsupported, Val, compare, fresh, real_val, same
+
+_NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "DEC", "NUM", "BOOL")
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    kind: str  # "int" | "real" | "str"
+    not_null: bool
+    domain: tuple = ()  # mined categorical domain (empty: any value of the sort)
+
+
+@dataclass(slots=True)
+class SymTable:
+    name: str
+    columns: list[Column]
+    rows: list[tuple[Any, dict[str, Val]]] = field(default_factory=list)  # (present, column → value)
+
+
+@functools.lru_cache(maxsize=16)
+def db_info(path: Path, extra_fks: tuple = ()) -> Any:
+    from sqltriage.core.verdicts.testsuite.mine import CATEGORICAL_MAX, CATEGORICAL_ROWS, EVIDENCE_ROWS
+    from sqltriage.core.verdicts.testsuite.schema import read_db
+
+    info = read_db(path, extra_fks)
+    out = {}
+    for t in info.tables:
+        cols = []
+        for c in t.columns:
+            present = [v for v in c.values if v is not None]
+            kind = _kind(c.declared, present)
+            if kind is None:
+                cols.append(Column(c.name, "mixed", False))
+                continue
+            not_null = (
+                c.not_null
+                or (c.pk and kind == "int")
+                or (len(c.values) >= EVIDENCE_ROWS and not (len(present) < len(c.values)))
+            )
+            distinct = set(present)
+            keyish = c.pk or c.unique or any(fk[0] == c.name for fk in t.foreign_keys)
+            domain: tuple = ()
+            if (
+                not keyish
+                and len(c.values) >= CATEGORICAL_ROWS
+                and len(distinct) <= CATEGORICAL_MAX
+                and len(present) >= 2 * len(distinct)
+            ):
+                domain = tuple(sorted(distinct, key=repr))
+            cols.append(Column(c.name, kind, not_null, domain))
+        out[t.name.lower()] = (t, cols)
+    return out
+
+
+def _kind(declared: str, present: list) -> str | None:
+    """The sort of a column: its values' Python types when it has any, else its declared type's affinity.
+    None when ints or reals mix with text (SQLite allows it; the encoding does not)."""
+    types = {type(v) for v in present}
+    if types and types <= {int}:
+        return "int"
+    if types and types <= {int, float}:
+        return "real"
+    if types and types <= {str}:
+        return "str"
+    if types:
+        return None
+    d = declared.upper()
+    if "INT" in d:
+        return "int"
+    if any(k in d for k in _NUMERIC):
+        return "real"
+    return "str"
+
+
+class SymDatabase:
+    """The symbolic tables the queries read, created on first use, and the constraints among them."""
+
+    def __init__(self, path: Path, bound: int, literals: frozenset, extra_fks: tuple = ()) -> None:
+        self.info = db_info(path, extra_fks)
+        self.bound = bound
+        self.literals = literals
+        self.tables: dict[str, SymTable] = {}
+        self.constraints: list[Any] = []
+        self._done_fks: set[tuple] = set()
+
+    def table(self, name: str) -> SymTable:
+        low = name.lower()
+        if low in self.tables:
+            return self.tables[low]
+        if low not in self.info:
+            raise Unsupported(f"table {name} is not in the database")
+        info, cols = self.info[low]
+        t = SymTable(info.name, cols)
+        prev = None
+        for i in range(self.bound):
+            present = z3.Bool(f"{info.name}#{i}")
+            values: dict[str, Val] = {}
+            for c in cols:
+                if c.kind == "mixed":
+                    continue
+                v = fresh(c.kind, f"{info.name}#{i}.{c.name}")
+                if c.not_null:
+                    v = Val(v.kind, v.v, s.FALSE)  # a constant: the NULL logic over it folds away
+                values[c.name.lower()] = v
+                self._column_rules(present, v, c)
+            if prev is not None:
+                self.constraints.append(s.implies(present, prev))
+            t.rows.append((present, values))
+            prev = present
+        self._keys(t, info)
+        self.tables[low] = t
+        self._foreign_keys()
+        return t
+
+    def _column_rules(self, present: Any, v: Val, c: Column) -> None:
+        if not c.not_null:
+            self.constraints.append(s.implies(s.not_(present), v.null))  # absent rows hold NULLs: one model
+        if c.domain:
+            allowed = [x for x in (*c.domain, *self.literals) if _fits(c.kind, x)]
+            if allowed:
+                self.constraints.append(
+                    s.implies(s.not_(v.null), s.or_(*[v.v == _z3(c.kind, x) for x in allowed]))
+                )
+
+    def _keys(self, t: SymTable, info: Any) -> None:
+        groups = [g for g in [info.pk_columns, *info.unique_groups] if g]
+        groups += [(c.name,) for c in info.columns if c.unique]
+        for g in {tuple(x.lower() for x in g) for g in groups}:
+            if any(col not in t.rows[0][1] for col in g):
+                continue
+            for i in range(len(t.rows)):
+                for j in range(i + 1, len(t.rows)):
+                    (pi, vi), (pj, vj) = t.rows[i], t.rows[j]
+                    clash = [s.and_(s.not_(vi[c].null), same(vi[c], vj[c])) for c in g]
+                    self.constraints.append(s.not_(s.and_(pi, pj, *clash)))
+
+    def _foreign_keys(self) -> None:
+        """Each foreign key whose both tables are encoded, once both are."""
+        for low, t in self.tables.items():
+            info = self.info[low][0]
+            for col, parent_name, parent_col in info.foreign_keys:
+                key = (low, col.lower(), parent_name.lower(), parent_col.lower())
+                parent = self.tables.get(parent_name.lower())
+                if parent is None or key in self._done_fks:
+                    continue
+                self._done_fks.add(key)
+                if col.lower() not in t.rows[0][1] or parent_col.lower() not in parent.rows[0][1]:
+                    continue
+                for present, values in t.rows:
+                    v = values[col.lower()]
+                    found = [s.and_(pp, compare("=", v, pv[parent_col.lower()]).t) for pp, pv in parent.rows]
+                    self.constraints.append(s.implies(s.and_(present, s.not_(v.null)), s.or_(*found)))
+
+
+def _fits(kind: str, x: object) -> bool:
+    if kind == "str":
+        return isinstance(x, str)
+    return isinstance(x, int | float) and not isinstance(x, bool) and (kind == "real" or isinstance(x, int))
+
+
+def _z3(kind: str, x: object) -> Any:
+    if kind == "str":
+        return z3.StringVal(str(x))
+    if kind == "int":
+        return z3.IntVal(int(x))  # type: ignore[call-overload]
+    return real_val(float(x))  # type: ignore[arg-type]

@@ -1,0 +1,204 @@
+"""Bounded equivalence (`eval --verify`) on Spider dev × 8: coverage, time per verified pair, cost of a run.
+
+`--every N` evaluates every Nth example only (the figures say so): the whole dev set under --verify is
+long on a shared machine. Coverage: the share of executable pairs whose two queries are inside the encoded
+fragment, and the share of EX-pass / EM-fail rows verified. Time: CPU seconds per verified pair, re-checked
+in this process. Cost: CPU of `eval --verify` against plain `eval` (both from cold, children included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.bench.eval_bench import eval_cmd
+from tests.bench.harness import SPIDER_DEV, Figure, run_process, spider_predictions, table
+
+FRAGMENT_GOAL = 0.90
+VERIFIED_GOAL = 0.40
+MEDIAN_GOAL = 0.5  # seconds per verified pair
+COST_GOAL = 4.0  # eval --verify CPU over plain eval CPU
+
+
+def _sample(out: Path, every: int) -> tuple[Path, list[Path]]:
+    """A Spider-format copy of every `every`th example (databases linked, not copied) and its predictions."""
+    data = out / "spider_sample"
+    data.mkdir()
+    examples = json.loads((SPIDER_DEV / "dev.json").read_text())
+    keep = list(range(0, len(examples), every))
+    (data / "dev.json").write_text(json.dumps([examples[i] for i in keep]))
+    (data / "tables.json").symlink_to(SPIDER_DEV / "tables.json")
+    (data / "database").symlink_to(SPIDER_DEV / "database")
+    gold = (SPIDER_DEV / "dev_gold.sql").read_text().splitlines()
+    (data / "dev_gold.sql").write_text("\n".join(gold[i] for i in keep) + "\n")
+    preds = []
+    for f in spider_predictions():
+        lines = f.read_text().splitlines()
+        target = out / f.name
+        target.write_text("\n".join(lines[i] if i < len(lines) else "" for i in keep) + "\n")
+        preds.append(target)
+    return data, preds
+
+
+def _eval(data: Path, preds: list[Path], workspace: Path, extra: list[str]) -> float:
+    cmd = eval_cmd(workspace, preds)
+    cmd[cmd.index(str(SPIDER_DEV))] = str(data)
+    return run_process([*cmd, *extra], timeout=6 * 3600).cpu
+
+
+def _rows(workspace: Path) -> list[tuple]:
+    conn = sqlite3.connect(f"file:{workspace}?mode=ro", uri=True)
+    try:
+        return conn.execute(
+            "SELECT r.model, e.db_id, e.gold_sql, r.pred_sql, r.va, r.ex_spider, r.em, r.equivalence, "
+            "r.equivalence_note FROM results r JOIN examples e ON e.idx = r.idx"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def _with_neighbours(data: Path, preds: list[Path], root: Path, k: int) -> dict:
+    """`eval --verify --neighbours K`: verified rows some neighbour refutes (must be none), and the rows the
+    solver refutes although every neighbour passed them."""
+    ws = root / "verify_nb.db"
+    _eval(data, preds, ws, ["--verify", "--neighbours", str(k), "--neighbour-cache", str(root / "nb")])
+    conn = sqlite3.connect(f"file:{ws}?mode=ro", uri=True)
+    try:
+        unsound = conn.execute(
+            "SELECT count(*) FROM results WHERE equivalence = 'verified' AND ex_ts = 0"
+        ).fetchone()[0]
+        beyond = conn.execute(
+            "SELECT r.model, e.db_id, e.gold_sql, r.pred_sql, r.ts_witness FROM results r JOIN examples e "
+            "ON e.idx = r.idx WHERE r.equivalence = 'refuted' AND r.equivalence_note = 'every neighbour passed'"
+        ).fetchall()
+        checked = conn.execute("SELECT count(*) FROM results WHERE equivalence IS NOT NULL").fetchone()[0]
+    finally:
+        conn.close()
+    return {
+        "checked": checked,
+        "verified_but_a_neighbour_refutes": unsound,
+        "refuted_every_neighbour_passed": beyond,
+    }
+
+
+def measure(every: int, timing_pairs: int, neighbours: int = 0) -> tuple[list[Figure], dict]:
+    from sqltriage.core.verdicts.verify import check_pair
+    from sqltriage.core.verdicts.verify.check import outside_fragment, same_query
+
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        data, preds = _sample(root, every)
+        plain = _eval(data, preds, root / "plain.db", [])
+        verify = _eval(data, preds, root / "verify.db", ["--verify", "--neighbour-cache", str(root / "nb")])
+        rows = _rows(root / "verify.db")
+        soundness = _with_neighbours(data, preds, root, neighbours) if neighbours > 0 else None
+        db = lambda db_id: SPIDER_DEV / "database" / db_id / f"{db_id}.sqlite"  # noqa: E731
+        executable = [r for r in rows if r[4] == 1]
+        reasons: dict[str, int] = {}
+        inside = 0
+        for r in executable:
+            why = outside_fragment(r[2], r[3], db(r[1]))
+            if why is None:
+                inside += 1
+            else:
+                reasons[why] = reasons.get(why, 0) + 1
+        passes = [r for r in rows if r[5] == 1]
+        em_fail = [r for r in passes if r[6] == 0]
+        counts = {s: sum(r[7] == s for r in passes) for s in ("verified", "refuted", "unknown")}
+        unknown: dict[str, int] = {}
+        for r in passes:
+            if r[7] == "unknown":
+                unknown[r[8]] = unknown.get(r[8], 0) + 1
+        verified_pairs = sorted({(r[1], r[2], r[3]) for r in passes if r[7] == "verified"})
+        random.Random(0).shuffle(verified_pairs)
+        times, solved = [], []
+        for db_id, g, p in verified_pairs[:timing_pairs]:
+            t = time.process_time()
+            check_pair(g, p, db(db_id), witness_root=root / "w")
+            times.append(time.process_time() - t)
+            if not same_query(g, p):
+                solved.append(times[-1])
+    share = inside / max(1, len(executable))
+    em_share = sum(r[7] == "verified" for r in em_fail) / max(1, len(em_fail))
+    tag = f" (every {every}th example)" if every > 1 else ""
+    figures += [
+        Figure(
+            "V",
+            f"pairs inside the fragment{tag}",
+            "%",
+            [share * 100],
+            FRAGMENT_GOAL * 100,
+            "≥ 90 %",
+            higher_is_better=True,
+        ),
+        Figure(
+            "V",
+            f"EX-pass/EM-fail rows verified{tag}",
+            "%",
+            [em_share * 100],
+            VERIFIED_GOAL * 100,
+            "≥ 40 %",
+            higher_is_better=True,
+        ),
+        Figure("V", "CPU s per verified pair (median)", "s", times, MEDIAN_GOAL, "≤ 0.5 s"),
+        Figure("V", "CPU s per verified pair (p95)", "s", times, None, stat="p95"),
+        Figure("V", "CPU s per pair the solver verified (median)", "s", solved, MEDIAN_GOAL, "≤ 0.5 s"),
+        Figure("V", "CPU s per pair the solver verified (p95)", "s", solved, None, stat="p95"),
+        Figure("V", f"eval --verify CPU / plain eval CPU{tag}", "×", [verify / plain], COST_GOAL, "≤ 4×"),
+    ]
+    details = {
+        "pairs": len(rows),
+        "executable": len(executable),
+        "inside": inside,
+        "outside_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:12]),
+        "ex_pass": len(passes),
+        "ex_pass_em_fail": len(em_fail),
+        "verdicts": counts,
+        "unknown_reasons": dict(sorted(unknown.items(), key=lambda kv: -kv[1])[:12]),
+        "plain_cpu": round(plain, 1),
+        "verify_cpu": round(verify, 1),
+        "timed_pairs": len(times),
+        "timed_pairs_solved": len(solved),
+    }
+    if soundness is not None:
+        details["neighbours"] = {**soundness, "k": neighbours}
+        figures.append(
+            Figure(
+                "V",
+                "verified rows a neighbour refutes",
+                "rows",
+                [soundness["verified_but_a_neighbour_refutes"]],
+                0,
+                "0",
+            )
+        )
+    return figures, details
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench verify", description=__doc__)
+    parser.add_argument("--every", type=int, default=1, help="every Nth example only (default: all)")
+    parser.add_argument("--timing-pairs", type=int, default=300, help="verified pairs re-timed (default 300)")
+    parser.add_argument(
+        "--neighbours",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also run with K neighbours: soundness (default 0)",
+    )
+    args = parser.parse_args(argv)
+    figures, details = measure(args.every, args.timing_pairs, args.neighbours)
+    print(table(figures))
+    print(json.dumps(details, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

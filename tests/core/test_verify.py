@@ -1,0 +1,245 @@
+"""Bounded equivalence (`--verify`): known rewrites verified, wrong ones refuted with a database that plain
+sqlite3 confirms, and whatever cannot be decided `unknown` with its reason — never a crash or a hang."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("z3")
+
+from sqltriage.core.verdicts.verify import check_pair
+
+SCHEMA = """
+CREATE TABLE dept (id INTEGER PRIMARY KEY, name TEXT NOT NULL, budget REAL);
+CREATE TABLE emp (
+    id INTEGER PRIMARY KEY, name TEXT, age INTEGER, salary INTEGER, dept_id INTEGER,
+    FOREIGN KEY (dept_id) REFERENCES dept(id)
+);
+CREATE TABLE project (pid INTEGER PRIMARY KEY, emp_id INTEGER NOT NULL REFERENCES emp(id), title TEXT);
+"""
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("verify") / "company.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA)
+    conn.executemany("INSERT INTO dept VALUES (?, ?, ?)", [(1, "R&D", 10.5), (2, "Sales", None)])
+    conn.executemany(
+        "INSERT INTO emp VALUES (?, ?, ?, ?, ?)",
+        [(1, "Ann", 30, 100, 1), (2, "Bob", 40, 200, 1), (3, "Cy", None, 150, 2), (4, "Di", 25, None, None)],
+    )
+    conn.executemany("INSERT INTO project VALUES (?, ?, ?)", [(1, 1, "X"), (2, 1, "Y"), (3, 2, "Z")])
+    conn.commit()
+    conn.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def witnesses(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("witnesses")
+
+
+EQUIVALENT = [
+    ("SELECT count(*) FROM emp", "SELECT count(id) FROM emp"),  # COUNT(*) for COUNT(pk)
+    (
+        "SELECT name FROM dept WHERE id IN (SELECT dept_id FROM emp)",
+        "SELECT name FROM dept AS d WHERE EXISTS (SELECT 1 FROM emp AS e WHERE e.dept_id = d.id)",
+    ),
+    (
+        "SELECT title FROM project WHERE emp_id IN (SELECT id FROM emp WHERE age > 30)",
+        "SELECT p.title FROM project AS p JOIN emp AS e ON p.emp_id = e.id WHERE e.age > 30",  # emp.id is a key
+    ),
+    (
+        "SELECT id FROM dept EXCEPT SELECT dept_id FROM emp",
+        "SELECT DISTINCT id FROM dept AS d WHERE NOT EXISTS (SELECT * FROM emp AS e WHERE e.dept_id = d.id)",
+    ),
+    (
+        "SELECT name FROM emp WHERE age BETWEEN 30 AND 40",
+        "SELECT name FROM emp WHERE age >= 30 AND age <= 40",
+    ),
+    ("SELECT name FROM emp WHERE NOT age > 30", "SELECT name FROM emp WHERE age <= 30"),
+    (
+        "SELECT dept_id, count(*) FROM emp GROUP BY dept_id HAVING count(*) > 1",
+        "SELECT dept_id, count(id) FROM emp GROUP BY dept_id HAVING count(*) >= 2",
+    ),
+    ("SELECT min(age) FROM emp", "SELECT -max(-age) FROM emp"),
+    ("SELECT name FROM emp ORDER BY id DESC LIMIT 2", "SELECT name FROM emp ORDER BY -id LIMIT 2"),
+    ("SELECT avg(salary) FROM emp", "SELECT sum(salary) * 1.0 / count(salary) FROM emp"),
+    (
+        "SELECT name FROM emp WHERE name LIKE 'a%'",
+        "SELECT name FROM emp WHERE name LIKE 'A%'",  # SQLite's LIKE ignores ASCII case
+    ),
+    (
+        "SELECT name FROM emp WHERE age > 30 UNION SELECT name FROM emp WHERE age < 20",
+        "SELECT name FROM emp WHERE age < 20 UNION SELECT name FROM emp WHERE 30 < age",
+    ),
+    (
+        "SELECT CASE WHEN age > 30 THEN 'old' ELSE 'young' END FROM emp",
+        "SELECT IIF(age > 30, 'old', 'young') FROM emp",
+    ),
+    (
+        "SELECT d.name, count(*) FROM dept AS d JOIN emp AS e ON e.dept_id = d.id GROUP BY d.id",
+        "SELECT d.name, count(*) FROM emp AS e JOIN dept AS d ON d.id = e.dept_id GROUP BY e.dept_id",
+    ),
+    (
+        "SELECT e.name, d.name FROM emp AS e LEFT JOIN dept AS d ON e.dept_id = d.id",
+        "SELECT e.name, (SELECT name FROM dept WHERE id = e.dept_id) FROM emp AS e",
+    ),
+]
+
+NOT_EQUIVALENT = [
+    (
+        "SELECT name FROM emp WHERE id IN (SELECT emp_id FROM project WHERE title = 'X')",
+        "SELECT e.name FROM emp AS e JOIN project AS p ON p.emp_id = e.id WHERE p.title = 'X'",  # 2 projects X
+    ),
+    ("SELECT count(*) FROM emp", "SELECT count(age) FROM emp"),  # NULL ages
+    ("SELECT name FROM emp WHERE age > 30", "SELECT name FROM emp WHERE age >= 30"),
+    (
+        "SELECT name FROM dept WHERE id IN (SELECT dept_id FROM emp)",
+        "SELECT d.name FROM dept AS d JOIN emp AS e ON e.dept_id = d.id",  # duplicates per employee
+    ),
+    (
+        "SELECT id FROM dept WHERE id NOT IN (SELECT dept_id FROM emp)",
+        "SELECT id FROM dept EXCEPT SELECT dept_id FROM emp",  # NOT IN meets a NULL dept_id
+    ),
+    ("SELECT name FROM emp ORDER BY age", "SELECT name FROM emp ORDER BY age DESC"),
+    ("SELECT name FROM emp ORDER BY salary DESC", "SELECT name FROM emp ORDER BY -salary"),  # NULLs first
+    ("SELECT max(salary) FROM emp", "SELECT salary FROM emp ORDER BY salary DESC LIMIT 1"),  # no rows
+    ("SELECT avg(salary) FROM emp", "SELECT sum(salary) / count(*) FROM emp"),
+    ("SELECT name FROM emp WHERE name = 'ann'", "SELECT name FROM emp WHERE name LIKE 'ann'"),
+    (
+        "SELECT name FROM emp UNION SELECT title FROM project",
+        "SELECT name FROM emp UNION ALL SELECT title FROM project",
+    ),
+    (
+        "SELECT dept_id, max(salary) FROM emp GROUP BY dept_id",
+        "SELECT dept_id, max(salary) FROM emp WHERE dept_id IS NOT NULL GROUP BY dept_id",
+    ),
+    (
+        "SELECT e.name FROM emp AS e LEFT JOIN dept AS d ON e.dept_id = d.id",
+        "SELECT e.name FROM emp AS e JOIN dept AS d ON e.dept_id = d.id",
+    ),
+]
+
+
+def _separates(path: Path, gold: str, pred: str) -> bool:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        g, p = conn.execute(gold).fetchall(), conn.execute(pred).fetchall()
+    finally:
+        conn.close()
+    ordered = "order by" in gold.lower()
+    return g != p if ordered else Counter(g) != Counter(p)
+
+
+@pytest.mark.parametrize(("gold", "pred"), EQUIVALENT, ids=range(len(EQUIVALENT)))
+def test_equivalent_rewrites_are_verified(db: Path, witnesses: Path, gold: str, pred: str) -> None:
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
+    assert (v.status, v.note) == ("verified", None)
+    assert v.bound == 3 and v.witness is None
+
+
+@pytest.mark.parametrize(("gold", "pred"), NOT_EQUIVALENT, ids=range(len(NOT_EQUIVALENT)))
+def test_wrong_rewrites_are_refuted_with_a_database_sqlite_confirms(
+    db: Path, witnesses: Path, gold: str, pred: str
+) -> None:
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
+    assert v.status == "refuted", v.note
+    assert v.witness is not None and v.witness.parent == witnesses and v.witness_rows is not None
+    assert _separates(v.witness, gold, pred)  # plain sqlite3, outside the tool's own comparison
+    conn = sqlite3.connect(f"file:{v.witness}?mode=ro", uri=True)
+    try:  # the witness keeps the schema's keys and NOT NULLs (PRAGMA checks the declared foreign keys)
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+        assert conn.execute("SELECT count(*) FROM project WHERE emp_id IS NULL").fetchone() == (0,)
+    finally:
+        conn.close()
+
+
+def test_a_difference_only_in_how_ties_fall_is_unknown_with_that_reason(db: Path, witnesses: Path) -> None:
+    """Tied rows come out in an order SQLite does not promise: equal sort keys are not a proof, and a
+    database where only the ties differ is no refutation (SQLite breaks them alike for both)."""
+    gold = "SELECT name FROM emp ORDER BY salary DESC"
+    pred = "SELECT name FROM emp ORDER BY salary IS NULL, -salary"
+    v = check_pair(gold, pred, db, witness_root=witnesses)
+    assert (v.status, v.note) == ("unknown", "they differ only where ORDER BY keys tie")
+
+
+def test_bird_semantics_are_sets(db: Path, witnesses: Path) -> None:
+    gold = "SELECT name FROM dept WHERE id IN (SELECT dept_id FROM emp)"
+    pred = "SELECT d.name FROM dept AS d JOIN emp AS e ON e.dept_id = d.id"
+    assert check_pair(gold, pred, db, mode="bird", witness_root=witnesses).status == "verified"
+    assert check_pair(gold, pred, db, mode="spider", witness_root=witnesses).status == "refuted"
+
+
+@pytest.mark.parametrize(
+    ("pred", "reason"),
+    [
+        ("SELECT name, rank() OVER (ORDER BY age) FROM emp", "window function"),
+        ("SELECT substr(name, 1, 2) FROM emp", "SUBSTRING"),
+        ("SELECT name FROM nowhere", "table nowhere is not in the database"),
+    ],
+)
+def test_outside_the_fragment_is_unknown_with_the_construct(db: Path, pred: str, reason: str) -> None:
+    v = check_pair("SELECT name FROM emp", pred, db)
+    assert v.status == "unknown"
+    assert reason.lower() in (v.note or "").lower()
+
+
+def test_an_exploding_encoding_is_unknown_not_a_crash(db: Path) -> None:
+    joins = " JOIN ".join(f"emp AS e{i}" for i in range(9))  # 3^9 joined rows at the bound
+    v = check_pair("SELECT count(*) FROM emp", f"SELECT count(*) FROM {joins}", db)
+    assert v.status == "unknown" and v.note.startswith("encoding too large")
+
+
+def test_the_timeout_is_a_hard_limit(db: Path) -> None:
+    gold = (
+        "SELECT d.name, sum(e.salary * e.age) FROM dept AS d JOIN emp AS e ON e.dept_id = d.id GROUP BY d.id"
+    )
+    pred = "SELECT d.name, sum(e.age * e.salary) FROM emp AS e JOIN dept AS d ON e.dept_id = d.id GROUP BY d.name"
+    started = time.monotonic()
+    v = check_pair(gold, pred, db, bound=4, timeout=0.05)
+    assert time.monotonic() - started < 2.5
+    assert (v.status, v.note) == ("unknown", "timeout")
+
+
+def test_a_schema_of_many_tables_encodes_only_those_read(tmp_path: Path, witnesses: Path) -> None:
+    path = tmp_path / "wide.sqlite"
+    conn = sqlite3.connect(path)
+    for i in range(110):
+        conn.execute(f"CREATE TABLE t{i} (id INTEGER PRIMARY KEY, v{i} INTEGER, name TEXT)")
+    conn.commit()
+    conn.close()
+    v = check_pair("SELECT count(*) FROM t7", "SELECT count(id) FROM t7", path, witness_root=witnesses)
+    assert v.status == "verified" and v.seconds < 10
+
+
+def test_a_refutation_every_neighbour_missed_turns_ex_ts_to_0_with_the_solvers_witness(db: Path) -> None:
+    from sqltriage.core.verdicts.verify.columns import verify_columns
+
+    gold, pred = NOT_EQUIVALENT[1]  # count(*) against count(age)
+    passed_everywhere = {"ex_spider": 1, "ex_ts": 1, "ts_witness": None, "ts_witness_rows": None}
+    out = verify_columns(gold, pred, db, passed_everywhere, bound=3, timeout=10)
+    assert out["equivalence"] == "refuted" and out["ex_ts"] == 0
+    assert out["equivalence_note"] == "every neighbour passed"
+    assert Path(out["ts_witness"]).is_file() and out["ts_witness_rows"] >= 1
+    failed = {"ex_spider": 0, "ex_ts": 0, "ts_witness": "original"}
+    assert verify_columns(gold, pred, db, failed, bound=3, timeout=10) == dict.fromkeys(
+        ("equivalence", "equivalence_bound", "equivalence_note")
+    )  # an EX fail is not checked
+
+
+def test_the_same_query_written_differently_is_verified_ties_and_all(db: Path, witnesses: Path) -> None:
+    """Case, quotes, aliases, qualifiers, ASC, an ORDER BY alias, column order: SQLite plans these alike, so
+    ties fall alike too — verified without the solver. A different constant is not the same query."""
+    gold = 'SELECT name, age FROM emp WHERE name != "Zed" ORDER BY age ASC LIMIT 1'
+    same = "select T.AGE as a, T.Name from EMP as T where T.name <> 'Zed' order by a limit 1"
+    v = check_pair(gold, same, db, witness_root=witnesses)
+    assert (v.status, v.note) == ("verified", None) and v.seconds < 1
+    other = "select T.AGE as a, T.Name from EMP as T where T.name <> 'zed' order by a limit 1"
+    assert check_pair(gold, other, db, witness_root=witnesses).status != "verified"

@@ -1,0 +1,120 @@
+"""`eval --verify` and `diff --verify` as a user runs them: the columns stored, a refutation's database shown
+as the witness, the facet and the summary's "EX verified"."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sqltriage.samples import SAMPLE_DIR
+from sqltriage.tui.cli import main
+
+pytest.importorskip("z3")
+
+LIBRARY = SAMPLE_DIR / "database" / "library" / "library.sqlite"
+PAIRS = [  # (gold, prediction): every prediction passes EX on the sample's library
+    ("SELECT count(*) FROM books", "SELECT count(book_id) FROM books"),  # verified
+    (
+        "SELECT name FROM authors EXCEPT SELECT T2.name FROM books AS T1 JOIN authors AS T2 "
+        "ON T1.author_id = T2.author_id",
+        "SELECT name FROM authors WHERE author_id NOT IN (SELECT author_id FROM books)",  # two authors, one name
+    ),
+    ("SELECT count(*) FROM books", "SELECT count(*) OVER () FROM books LIMIT 1"),  # a window: unknown
+]
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("verify-cli")
+    data = root / "lib"
+    data.mkdir()
+    records = [{"db_id": "library", "question": f"q{i}", "query": g} for i, (g, _) in enumerate(PAIRS)]
+    (data / "dev.json").write_text(json.dumps(records))
+    (data / "tables.json").write_text((SAMPLE_DIR / "tables.json").read_text())
+    (data / "database").symlink_to(SAMPLE_DIR / "database")
+    preds = root / "model.sql"
+    preds.write_text("\n".join(p for _, p in PAIRS) + "\n")
+    return data, preds
+
+
+def test_eval_verify_stores_verdicts_and_shows_a_refutation_as_the_witness(
+    dataset: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, preds = dataset
+    ws = tmp_path / "w.db"
+    assert (
+        main(["eval", str(data), "--pred", f"m={preds}", "--workspace", str(ws), "--verify", "--json"]) == 0
+    )
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["run"]["verify"] is True and doc["run"]["verify_bound"] == 3
+    assert "1 verified, 1 refuted, 1 unknown" in captured.err
+    m = doc["models"][0]
+    assert m["ex"] == 1.0 and m["equivalence_n"] == 3 and m["refuted"] == 1
+    assert m["ex_verified"] == pytest.approx(1 / 3)
+    from rich.console import Console
+
+    from sqltriage.tui.widgets.charts import verified_table
+
+    console = Console(record=True, width=120)
+    console.print(verified_table(doc["models"]))  # the app's Summary tab shows this table
+    cells = [[c.strip() for c in x.split("│")[1:-1]] for x in console.export_text().splitlines() if "│" in x]
+    assert ["m", "1.000", "—", "0.333", "3", "1"] in cells  # EX, TS (no neighbours), EX verified, checked, …
+    conn = sqlite3.connect(ws)
+    rows = conn.execute(
+        "SELECT equivalence, equivalence_bound, equivalence_note, ts_witness, ts_witness_rows, ex_ts "
+        "FROM results ORDER BY idx"
+    ).fetchall()
+    conn.close()
+    assert rows[0] == ("verified", 3, None, None, None, None)
+    status, bound, note, witness, witness_rows, ex_ts = rows[1]
+    assert (status, bound, note, ex_ts) == (
+        "refuted",
+        3,
+        None,
+        None,
+    )  # no neighbours asked: ex_ts stays empty
+    w = sqlite3.connect(f"file:{witness}?mode=ro", uri=True)
+    try:
+        gold = w.execute(PAIRS[1][0]).fetchall()
+        pred = w.execute(PAIRS[1][1]).fetchall()
+        assert sorted(gold) != sorted(pred)
+        assert witness_rows == sum(
+            w.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
+            for (t,) in w.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        )
+    finally:
+        w.close()
+    assert rows[2][0] == "unknown" and "window" in rows[2][2]
+
+    # a later run without --verify keeps the verdicts (nothing recomputed); --no-verify drops them
+    assert main(["eval", str(data), "--pred", f"m={preds}", "--workspace", str(ws), "--json"]) == 0
+    assert "reused 3" in capsys.readouterr().err
+
+    from sqltriage.core.reporting.facets import Filters, facet_counts, prepare
+    from sqltriage.core.reporting.report import workspace_frame
+
+    counts = dict(facet_counts(prepare(workspace_frame(ws)), Filters())["equivalence"])
+    assert counts == {"verified": 1, "refuted": 1, "unknown: window function": 1}
+
+
+def test_diff_verify_reports_the_verdict_and_its_database(capsys: pytest.CaptureFixture[str]) -> None:
+    gold, pred = PAIRS[1]
+    assert main(["diff", gold, pred, "--db", str(LIBRARY), "--verify", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["execution"]["ex_spider"] == 1
+    assert doc["equivalence"]["status"] == "refuted" and doc["equivalence"]["bound"] == 3
+    assert doc["witness"]["gold"]["rows"] != doc["witness"]["pred"]["rows"]
+    assert main(["diff", *PAIRS[0], "--db", str(LIBRARY), "--verify", "--verify-bound", "2"]) == 0
+    assert "Equivalence up to 2 rows per table: verified" in capsys.readouterr().out
+
+
+def test_verify_options_are_checked() -> None:
+    from sqltriage.core.errors import UsageError
+    from sqltriage.core.pipeline.run_options import eval_options
+
+    with pytest.raises(UsageError, match="verify_bound must be at least 1"):
+        eval_options({"verify": True, "verify_bound": 0})
