@@ -35,6 +35,7 @@ from sqltriage.core.verdicts.testsuite.constraints import (
     quoted,
     table_names,
 )
+from sqltriage.core.verdicts.testsuite.provenance import ROW_CAP, read_rows
 
 MAX_STEPS = 400  # differences tested per witness (each runs both queries once)
 MAX_SECONDS = 8.0  # a safety net for hostile queries; Spider's witnesses take a few milliseconds
@@ -65,6 +66,10 @@ class Differ:
         self.last_pred_ok = True
         self._accepted: tuple | None = None  # both results on the last database that differed
         self._named: dict[tuple[str, str], bool] = {}
+
+    def run(self, path: Path, sql: str, max_rows: int) -> Any:
+        """Any other read-only query on the database being shrunk, with the row's timeout."""
+        return self._execute(path, sql, timeout=self.timeout, max_rows=max_rows)
 
     def results(self, path: Path) -> tuple:
         gold = self._execute(path, self.gold_text, timeout=self.timeout, max_rows=self.max_rows)
@@ -159,12 +164,41 @@ class _Copy:
             self.stash[table] = name
         return self.stash[table]
 
+    def rowids(self, table: str) -> list[int]:
+        return [r[0] for r in self.conn.execute(f"SELECT rowid FROM main.{quoted(table)} ORDER BY rowid")]
+
     def rows(self) -> list[RowId]:
         out: list[RowId] = []
         for t in self.with_rowid:
             out += [
                 (t, r[0]) for r in self.conn.execute(f"SELECT rowid FROM main.{quoted(t)} ORDER BY rowid")
             ]
+        return out
+
+    def with_parents(self, keep: dict[str, set[int]]) -> dict[str, set[int]]:
+        """`keep` (table -> rowids) and every row it points at through a key, transitively."""
+        out = {t: set(ids) for t, ids in keep.items()}
+        todo = dict(out)
+        while todo:
+            grown: dict[str, set[int]] = {}
+            for k in self.keys:
+                ids = todo.get(k.child)
+                if not ids or k.parent not in self.with_rowid:
+                    continue
+                match = " AND ".join(
+                    f"p.{quoted(pc)} = c.{quoted(cc)}"
+                    for cc, pc in zip(k.child_columns, k.parent_columns, strict=True)
+                )
+                found = self.conn.execute(
+                    f"SELECT p.rowid FROM main.{quoted(k.parent)} AS p WHERE EXISTS (SELECT 1 FROM "
+                    f"main.{quoted(k.child)} AS c WHERE c.rowid IN (SELECT value FROM json_each(?)) AND {match})",
+                    (json.dumps(sorted(ids)),),
+                )
+                new = {r[0] for r in found} - out.setdefault(k.parent, set())
+                if new:
+                    out[k.parent] |= new
+                    grown.setdefault(k.parent, set()).update(new)
+            todo = grown
         return out
 
     def count(self) -> int:
@@ -317,7 +351,8 @@ def shrink(
             loose = _unnamed(copy, differs, all_of_them=False)
             if loose != unnamed and not _drop_unnamed(search, differs, loose):
                 copy = search.copy = _fresh(copy, source, work, keys)
-        _keep_samples(search)
+        if not _keep_read_rows(search):
+            _keep_samples(search)
         _remove_rows(search)
         return Shrunk(copy.count(), keys, search.steps, search.bounded)
     finally:
@@ -354,6 +389,32 @@ def _drop_unnamed(search: _Search, differs: Differ, tables: list[str]) -> bool:
         return True
     search.steps += 1
     return search.copy.clear(tables) and search.differs(search.copy.path)
+
+
+def _keep_read_rows(search: _Search) -> bool:
+    """Keep only the rows either query reads past its joins and filters (provenance.py), with the rows they
+    point at, in one step; whether that kept the difference. A named table no rewritten SELECT read is kept
+    whole; with views (which read tables the texts do not name) nothing is cut."""
+    copy, differs = search.copy, search.differs
+    if copy.has_views:
+        return False
+
+    def run(sql: str) -> Any:
+        return differs.run(copy.path, sql, ROW_CAP)
+
+    read = read_rows([differs.gold_text, differs.pred_text], run)
+    if not read:
+        return False
+    texts = (differs.gold_text, differs.pred_text)
+    keep: dict[str, set[int]] = {}
+    for t in copy.with_rowid:
+        if t.lower() in read:
+            keep[t] = read[t.lower()]
+        elif _named_in(t, texts):
+            keep[t] = set(copy.rowids(t))
+    keep = copy.with_parents(keep)
+    doomed = [(t, rid) for t in copy.with_rowid for rid in copy.rowids(t) if rid not in keep.get(t, ())]
+    return search.attempt(doomed) is not None
 
 
 SAMPLES = (4, 32)  # rows kept per table by the first cuts (the first rows: the generator's order is random)
