@@ -351,8 +351,8 @@ def shrink(
             loose = _unnamed(copy, differs, all_of_them=False)
             if loose != unnamed and not _drop_unnamed(search, differs, loose):
                 copy = search.copy = _fresh(copy, source, work, keys)
-        if not _keep_read_rows(search):
-            _keep_samples(search)
+        _keep_read_rows(search)
+        _keep_samples(search)
         _remove_rows(search)
         return Shrunk(copy.count(), keys, search.steps, search.bounded)
     finally:
