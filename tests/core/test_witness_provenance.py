@@ -22,14 +22,14 @@ def test_each_select_is_rewritten_to_the_rowids_of_its_tables() -> None:
         "WHERE T2.amount > 5 GROUP BY T1.id ORDER BY count(*) DESC LIMIT 1"
     )
     (query, tables), *rest = rowid_queries(gold)
-    assert rest == [] and tables == ["shop", "sale"]
+    assert rest == [] and tables == ("shop", "sale")
     assert query.startswith("SELECT T1.rowid, T2.rowid FROM shop AS T1 JOIN sale AS T2")
     assert "WHERE T2.amount > 5" in query and not any(w in query for w in ("GROUP", "ORDER", "LIMIT"))
     nested = rowid_queries("SELECT name FROM shop WHERE id IN (SELECT shop_id FROM sale WHERE amount > 5)")
-    assert [t for _, t in nested] == [["shop"], ["sale"]]
+    assert [t for _, t in nested] == [("shop",), ("sale",)]
     # a FROM that is a subquery has no rows of its own; broken SQL gives nothing to run
-    assert [t for _, t in rowid_queries("SELECT a FROM (SELECT name AS a FROM shop)")] == [["shop"]]
-    assert rowid_queries("SELEC nothing FROM") == []
+    assert [t for _, t in rowid_queries("SELECT a FROM (SELECT name AS a FROM shop)")] == [("shop",)]
+    assert rowid_queries("SELEC nothing FROM") == ()
 
 
 def test_the_rows_read_are_those_past_the_filters(tmp_path: Path) -> None:

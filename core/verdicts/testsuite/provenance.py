@@ -11,6 +11,7 @@ FROM that is itself a subquery) adds nothing. The rewritten texts run through th
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -19,8 +20,10 @@ ROW_CAP = 20_000  # rowids read per rewritten SELECT; beyond that the cut would 
 RowIds = dict[str, set[int]]  # lower-cased table name -> rowids
 
 
-def rowid_queries(sql: str) -> list[tuple[str, list[str]]]:
-    """(rewritten SELECT text, the lower-cased table of each result column) per SELECT of `sql`."""
+@functools.lru_cache(maxsize=2048)
+def rowid_queries(sql: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(rewritten SELECT text, the lower-cased table of each result column) per SELECT of `sql`; kept per
+    text, as a gold is shrunk against several predictions."""
     import sqlglot
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
@@ -28,10 +31,10 @@ def rowid_queries(sql: str) -> list[tuple[str, list[str]]]:
     try:
         tree = sqlglot.parse_one(sql, read="sqlite")
     except (SqlglotError, RecursionError, ValueError):
-        return []
+        return ()
     if tree is None:
-        return []
-    out: list[tuple[str, list[str]]] = []
+        return ()
+    out: list[tuple[str, tuple[str, ...]]] = []
     for select in tree.find_all(exp.Select):
         key = "from_" if "from_" in select.args else "from"  # sqlglot's name for it changed in version 26
         sources = [select.args.get(key), *(select.args.get("joins") or [])]
@@ -51,11 +54,11 @@ def rowid_queries(sql: str) -> list[tuple[str, list[str]]]:
             rewritten.set("joins", [j.copy() for j in select.args["joins"]])
         if select.args.get("where") is not None:
             rewritten.set("where", select.args["where"].copy())
-        out.append((rewritten.sql(dialect="sqlite"), [t.name.lower() for t in tables]))
-    return out
+        out.append((rewritten.sql(dialect="sqlite"), tuple(t.name.lower() for t in tables)))
+    return tuple(out)
 
 
-def read_rows(texts: list[str], run: Callable[[str], Any]) -> RowIds:
+def read_rows(texts: list[str] | tuple[str, ...], run: Callable[[str], Any]) -> RowIds:
     """The rowids the SELECTs of `texts` read, per table; `run(sql)` executes read-only (an ExecResult).
 
     A table appears (perhaps with no rowid) only when some SELECT reading it could be rewritten and ran."""

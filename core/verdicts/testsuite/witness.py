@@ -197,24 +197,17 @@ def _minimal(
     max_seconds: float,
 ) -> Witness:
     root.mkdir(parents=True, exist_ok=True)
-    stem = root / f".{os.getpid()}-{threading.get_ident()}-{next(_serial)}"  # private to this thread
-    work, out = stem.with_suffix(".work"), stem.with_suffix(".out")
+    out = root / f".{os.getpid()}-{threading.get_ident()}-{next(_serial)}.out"  # private to this thread
     try:
         done = shrink(
             start,
-            work,
+            out,
             differs,
             extra_foreign_keys=extra,
             links=mined_links(neighbour),
             max_steps=max_steps,
             max_seconds=max_seconds,
         )
-        conn = sqlite3.connect(work)
-        try:
-            conn.execute("PRAGMA synchronous = OFF")  # a temporary file: renamed, never relied on mid-write
-            conn.execute("VACUUM INTO ?", (str(out),))
-        finally:
-            conn.close()
         conn = _ro(out)
         try:
             broken = problems(conn, done.keys)
@@ -230,8 +223,7 @@ def _minimal(
             os.replace(out, final)  # atomic; a concurrent writer of the same name writes the same bytes
         return Witness(final, done.rows, neighbour, True, done.steps)
     finally:
-        for leftover in (work, out):
-            leftover.unlink(missing_ok=True)
+        out.unlink(missing_ok=True)
 
 
 @functools.lru_cache(maxsize=64)
