@@ -1,6 +1,11 @@
 """Neighbour databases and `ex_ts` on Spider dev: build cost, eval cost with K neighbours, the EX − TS gap,
 and the coverage of the golds (share with a non-empty, non-trivial result on some neighbour).
 
+The cost is measured in CPU seconds (user + system of each eval process and the workers it waited for), not
+wall time: on a shared 2-core machine wall time follows other people's load. The target figure is the cold
+run (the witness store emptied first, so every refutation is shrunk); the warm run (the witness index of the
+run before) is printed beside it and must give the same rows.
+
 The gap is compared with the published EX and test-suite accuracies (official distilled suites, 1034 rows)
 of the systems that have them; ours counts over the same 1034 rows ((EX passes − TS passes) / 1034).
 """
