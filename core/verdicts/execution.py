@@ -370,49 +370,85 @@ def _execute(db_path: Path | None, sql: str, timeout: float, max_rows: int) -> E
     if st is None or not stat.S_ISREG(st.st_mode):
         return _failure("db_missing", f"database file not found: {db_path}", started)
     key = (str(db_path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    guard = _Guard(time.monotonic() + timeout)
     try:
         conn = _checkout(db_path, key)
     except sqlite3.Error as exc:
         return _failure("db_unreadable", f"cannot open {db_path}: {exc}", started)
-    clean = False
-    cursor = None
+    result, clean, cursor = _run_guarded(conn, sql, timeout, max_rows, started)
+    _release(conn, cursor, key, clean)
+    return result
+
+
+def execute_on(conn: sqlite3.Connection, sql: str, *, timeout: float, max_rows: int) -> ExecResult:
+    """Run one untrusted statement on a private connection this process made and owns (the in-memory copy
+    a witness is shrunk in), under `execute`'s guard: authorizer, deadline, row and size caps, and
+    `query_only`, ATTACH and size limits for the length of the call. Every failure is returned, none raised."""
+    started = time.perf_counter()
+    if not sql or not sql.strip():
+        return _failure("empty", "empty query", started)
+    limits = {
+        sqlite3.SQLITE_LIMIT_ATTACHED: 0,
+        sqlite3.SQLITE_LIMIT_SQL_LENGTH: MAX_SQL_BYTES,
+        sqlite3.SQLITE_LIMIT_LENGTH: MAX_VALUE_BYTES,
+        sqlite3.SQLITE_LIMIT_EXPR_DEPTH: MAX_EXPR_DEPTH,
+    }
+    before = {k: conn.setlimit(k, v) for k, v in limits.items()}
+    conn.text_factory = _decode_text  # text read exactly as `execute` reads it
+    conn.execute("PRAGMA query_only = ON")
     try:
-        conn.set_authorizer(guard.authorize)
-        conn.set_progress_handler(guard.progress, _PROGRESS_STEPS)
-        try:
-            cursor = conn.execute(sql)
-            if cursor.description is None:
-                if _COMMENTS.sub("", sql).strip(" \t\r\n\f;"):
-                    return _failure("forbidden", "only queries that return rows are run", started)
-                return _failure("empty", "nothing to run: the text holds no statement", started)
-            columns = tuple(d[0] for d in cursor.description)
-            rows: list[tuple] = []
-            truncated = False
-            size = 0
-            while True:
-                chunk = cursor.fetchmany(min(_FETCH_CHUNK, max_rows + 1 - len(rows)))
-                if not chunk:
-                    break
-                rows.extend(chunk)
-                size += _row_bytes(chunk)
-                if len(rows) > max_rows or size > MAX_RESULT_BYTES:
-                    truncated = True
-                    del rows[max_rows:]
-                    break
-        except (sqlite3.Error, ValueError, OverflowError, MemoryError) as exc:
-            conn.set_progress_handler(None, 0)  # the EXPLAIN in _kind_of must not be cut short
-            kind = _kind_of(exc, guard, conn, sql) if not isinstance(exc, MemoryError) else "runtime"
-            message = str(exc) or type(exc).__name__
-            if kind == "timeout":
-                message = f"timed out after {timeout:g} s ({message})"
-            elif kind == "forbidden" and guard.denied is not None:
-                message = f"not allowed on a read-only evaluation: {guard.denied} ({message})"
-            return _failure(kind, message, started)
-        clean = guard.denied is None and not guard.timed_out
-        return ExecResult(columns, tuple(rows), time.perf_counter() - started, truncated=truncated)
+        result, _, cursor = _run_guarded(conn, sql, timeout, max_rows, started)
+        if cursor is not None:
+            cursor.close()
     finally:
-        _release(conn, cursor, key, clean)
+        conn.set_authorizer(None)
+        conn.set_progress_handler(None, 0)
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")  # a truncated read: nothing of it stays open
+        conn.execute("PRAGMA query_only = OFF")
+        for k, v in before.items():
+            conn.setlimit(k, v)
+    return replace(result, sql=sql, timeout=timeout, max_rows=max_rows)
+
+
+def _run_guarded(
+    conn: sqlite3.Connection, sql: str, timeout: float, max_rows: int, started: float
+) -> tuple[ExecResult, bool, sqlite3.Cursor | None]:
+    """(the result, whether the statement ran cleanly, its cursor to close) under a fresh guard."""
+    guard = _Guard(time.monotonic() + timeout)
+    cursor = None
+    conn.set_authorizer(guard.authorize)
+    conn.set_progress_handler(guard.progress, _PROGRESS_STEPS)
+    try:
+        cursor = conn.execute(sql)
+        if cursor.description is None:
+            if _COMMENTS.sub("", sql).strip(" \t\r\n\f;"):
+                return _failure("forbidden", "only queries that return rows are run", started), False, cursor
+            return _failure("empty", "nothing to run: the text holds no statement", started), False, cursor
+        columns = tuple(d[0] for d in cursor.description)
+        rows: list[tuple] = []
+        truncated = False
+        size = 0
+        while True:
+            chunk = cursor.fetchmany(min(_FETCH_CHUNK, max_rows + 1 - len(rows)))
+            if not chunk:
+                break
+            rows.extend(chunk)
+            size += _row_bytes(chunk)
+            if len(rows) > max_rows or size > MAX_RESULT_BYTES:
+                truncated = True
+                del rows[max_rows:]
+                break
+    except (sqlite3.Error, ValueError, OverflowError, MemoryError) as exc:
+        conn.set_progress_handler(None, 0)  # the EXPLAIN in _kind_of must not be cut short
+        kind = _kind_of(exc, guard, conn, sql) if not isinstance(exc, MemoryError) else "runtime"
+        message = str(exc) or type(exc).__name__
+        if kind == "timeout":
+            message = f"timed out after {timeout:g} s ({message})"
+        elif kind == "forbidden" and guard.denied is not None:
+            message = f"not allowed on a read-only evaluation: {guard.denied} ({message})"
+        return _failure(kind, message, started), False, cursor
+    clean = guard.denied is None and not guard.timed_out
+    return ExecResult(columns, tuple(rows), time.perf_counter() - started, truncated=truncated), clean, cursor
 
 
 def _release(conn: sqlite3.Connection, cursor: sqlite3.Cursor | None, key: tuple, clean: bool) -> None:

@@ -36,8 +36,10 @@ def evaluated(spider_dev: Path, spider_dev_ts: tuple[Path, Path]) -> tuple[Path,
 
 
 def test_golds_that_can_return_rows_are_covered(evaluated) -> None:
-    cache, _, _ = evaluated
+    cache, _, golds = evaluated
     manifests = [json.loads(m.read_text()) for m in sorted(cache.glob("*/manifest.json"))]
+    # the sets of Spider dev's databases (the suggestions' schema-only sets, e.g. wta_1's, are not ex_ts's)
+    manifests = [m for m in manifests if Path(m["source"]).stem in golds]
     assert len(manifests) == 19, "one neighbour set per Spider dev database present"
     can = sum(m["coverage"]["can_return_rows"] for m in manifests)
     covered = sum(m["coverage"]["covered"] for m in manifests)
@@ -57,7 +59,7 @@ def set_files(manifest: dict) -> list[Path]:
 def test_every_neighbour_and_every_witness_respects_declared_and_mined_constraints(evaluated) -> None:
     cache, refuted, golds = evaluated
     assert refuted, "the 8 systems have EX passes that a neighbour refutes"
-    files = sorted(cache.glob("*/n*.sqlite"))
+    files = [f for f in sorted(cache.glob("*/n*.sqlite")) if Path(manifest_of(f)["source"]).stem in golds]
     problems = {}
     for path in files:
         manifest = manifest_of(path)

@@ -15,6 +15,7 @@ from sqltriage.core.verdicts.execution import (
     ExecResult,
     GoldResultCache,
     execute,
+    execute_on,
     execution_outcomes,
     run_pair,
 )
@@ -205,3 +206,21 @@ def test_spider_mode_joins_split_comparison_operators(db: Path) -> None:
     pair = run_pair(db, "SELECT name FROM singer WHERE age >= 41", "SELECT name FROM singer WHERE age > = 41")
     assert pair.outcomes["va"] == 0  # as written it does not run
     assert pair.outcomes["ex_spider"] == 1  # the official postprocess repairs it
+
+
+def test_a_private_in_memory_copy_runs_queries_under_the_same_guard(db: Path) -> None:
+    """The copy a witness is shrunk in: its owner writes it, an untrusted query only reads it."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    src = sqlite3.connect(db)
+    src.backup(conn)
+    src.close()
+    sql = "SELECT name, age FROM singer WHERE country = 'France' ORDER BY age"
+    assert execute_on(conn, sql, timeout=5.0, max_rows=100).rows == execute(db, sql).rows
+    for hostile in ("DELETE FROM singer", "ATTACH ':memory:' AS x", "PRAGMA query_only = OFF"):
+        result = execute_on(conn, hostile, timeout=5.0, max_rows=100)
+        assert result.error_kind in {"forbidden", "syntax"}, hostile
+    assert conn.execute("SELECT count(*) FROM singer").fetchone() == (4,)
+    conn.execute("DELETE FROM singer WHERE age < 30")  # the owner still writes between queries
+    assert execute_on(conn, "SELECT count(*) FROM singer", timeout=5.0, max_rows=1).rows == ((3,),)
+    capped = execute_on(conn, "SELECT id FROM singer", timeout=5.0, max_rows=2)
+    assert capped.truncated and len(capped.rows) == 2 and not conn.in_transaction

@@ -12,6 +12,7 @@ import pytest
 from sqltriage.core.verdicts.exec_compare import compare, order_matters
 from sqltriage.core.verdicts.execution import ExecResult, execute, spider_sql
 from sqltriage.core.verdicts.testsuite import ensure_neighbours
+from sqltriage.core.verdicts.testsuite import witness as witness_module
 from sqltriage.core.verdicts.testsuite.reading import read_difference, witness_tables
 from sqltriage.core.verdicts.testsuite.witness import count_rows, minimal_witness
 
@@ -130,7 +131,32 @@ def test_the_same_inputs_give_the_same_witness_file(shops, tmp_path: Path) -> No
     second = minimal_witness(nb, gold, pred, timeout=5.0, max_rows=10_000, root=tmp_path / "b")
     assert first.path.name == second.path.name and first.path.read_bytes() == second.path.read_bytes()
     again = minimal_witness(nb, gold, pred, timeout=5.0, max_rows=10_000, root=tmp_path / "a")
-    assert again.path == first.path and [p.name for p in (tmp_path / "a").iterdir()] == [first.path.name]
+    assert again.path == first.path and [p.name for p in (tmp_path / "a").glob("*.sqlite")] == [
+        first.path.name
+    ]
+
+
+def test_a_rerun_takes_the_witness_from_the_index_without_shrinking(
+    shops, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, neighbours = shops
+    gold, pred = PAIRS[0]
+    nb = refuting(neighbours, gold, pred)
+    first = minimal_witness(nb, gold, pred, timeout=5.0, max_rows=10_000, root=tmp_path)
+    assert first.shrunk and any((tmp_path / "index").rglob("*.json"))
+    witness_module._EARLIER.clear()  # as in a new process: only the files are left
+
+    def no_shrinking(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("shrunk again")
+
+    monkeypatch.setattr(witness_module, "shrink", no_shrinking)
+    again = minimal_witness(nb, gold, pred, timeout=5.0, max_rows=10_000, root=tmp_path)
+    assert (again.path, again.rows, again.shrunk) == (first.path, first.rows, True)
+    # another prediction is shrunk (from the witness it shares the difference with, if any)
+    other = "SELECT count(*) FROM sale WHERE amount >= 7"
+    if differ_plainly(nb, gold, other):
+        with pytest.raises(AssertionError, match="shrunk again"):
+            minimal_witness(nb, gold, other, timeout=5.0, max_rows=10_000, root=tmp_path)
 
 
 def test_a_bounded_search_keeps_the_last_database_that_differs(shops, tmp_path: Path) -> None:

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import shutil
 import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
 from sqltriage.core.verdicts.testsuite.constraints import (
@@ -35,6 +34,7 @@ from sqltriage.core.verdicts.testsuite.constraints import (
     quoted,
     table_names,
 )
+from sqltriage.core.verdicts.testsuite.provenance import ROW_CAP, read_rows
 
 MAX_STEPS = 400  # differences tested per witness (each runs both queries once)
 MAX_SECONDS = 8.0  # a safety net for hostile queries; Spider's witnesses take a few milliseconds
@@ -49,9 +49,14 @@ class Differ:
     def __init__(
         self, gold_sql: str, pred_sql: str, mode: str, *, timeout: float, max_rows: int, pred_may_fail: bool
     ) -> None:
-        from sqltriage.core.verdicts.execution import execute
+        from sqltriage.core.verdicts.execution import execute, execute_on
 
-        self._execute = execute
+        def run(target: Path | sqlite3.Connection, sql: str, *, timeout: float, max_rows: int) -> Any:
+            if isinstance(target, sqlite3.Connection):  # the in-memory copy being shrunk
+                return execute_on(target, sql, timeout=timeout, max_rows=max_rows)
+            return execute(target, sql, timeout=timeout, max_rows=max_rows)
+
+        self._execute = run
         spider = (
             mode == "spider"
         )  # `ex_spider` compares Spider's rewriting of each query, the others the text
@@ -66,7 +71,11 @@ class Differ:
         self._accepted: tuple | None = None  # both results on the last database that differed
         self._named: dict[tuple[str, str], bool] = {}
 
-    def results(self, path: Path) -> tuple:
+    def run(self, path: Path | sqlite3.Connection, sql: str, max_rows: int) -> Any:
+        """Any other read-only query on the database being shrunk, with the row's timeout."""
+        return self._execute(path, sql, timeout=self.timeout, max_rows=max_rows)
+
+    def results(self, path: Path | sqlite3.Connection) -> tuple:
         gold = self._execute(path, self.gold_text, timeout=self.timeout, max_rows=self.max_rows)
         pred = self._execute(path, self.pred_text, timeout=self.timeout, max_rows=self.max_rows)
         return gold, pred
@@ -77,8 +86,8 @@ class Differ:
             self._named[key] = _named_in(table, (text,))
         return self._named[key]
 
-    def __call__(self, path: Path, changed: set[str] | None = None) -> bool:
-        """Whether they differ on `path`. `changed`: the only tables changed since the last call that
+    def __call__(self, path: Path | sqlite3.Connection, changed: set[str] | None = None) -> bool:
+        """Whether they differ on `path` (a file, or the in-memory copy being shrunk). `changed`: the only tables changed since the last call that
         differed (None: unknown). Without views, a query reads only the tables its text names, so a query
         that names none of them returns what it returned then and is not run again."""
         self.runs += 1
@@ -113,24 +122,25 @@ class Shrunk:
 
 
 class _Copy:
-    """The private, writable copy being shrunk, and deletions that can be taken back.
+    """The private, writable in-memory copy being shrunk, and deletions that can be taken back.
 
-    Deleted rows wait in an attached in-memory database until the step is judged, so values never pass
-    through Python: a restored row has exactly its types and bytes, whatever the text encoding.
+    The copy lives in memory (SQLite's backup of the source): no file is written or re-read between steps,
+    and the queries run on the same connection through `execute_on`'s guard. Deleted rows wait in an
+    attached in-memory database until the step is judged, so values never pass through Python: a restored
+    row has exactly its types and bytes, whatever the text encoding.
     """
 
-    def __init__(self, path: Path, keys: list[ForeignKey]) -> None:
-        self.path = path
-        self.times = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
-        self.conn = sqlite3.connect(path, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode = MEMORY")
-        self.conn.execute("PRAGMA synchronous = OFF")
+    def __init__(self, source: Path) -> None:
+        self.conn = sqlite3.connect(":memory:", isolation_level=None)
+        src = sqlite3.connect(f"file:{quote(str(source.resolve()))}?mode=ro", uri=True)
+        try:
+            src.backup(self.conn)
+        finally:
+            src.close()
         self.conn.execute("PRAGMA foreign_keys = OFF")  # orphans are handled here, not by SQLite's actions
         self.conn.execute("ATTACH ':memory:' AS stash")
-        self.keys = keys
+        self.keys: list[ForeignKey] = []
         self.children: dict[str, set[str]] = {}
-        for k in keys:
-            self.children.setdefault(k.parent, set()).add(k.child)
         self.tables = table_names(self.conn)
         without_rowid = {
             r[0] for r in self.conn.execute("SELECT name FROM pragma_table_list WHERE schema = 'main' AND wr")
@@ -141,6 +151,12 @@ class _Copy:
         self._columns: dict[str, str] = {}
         self.stash: dict[str, str] = {}  # table -> its stash table, made on first use
         self.stashed: set[str] = set()  # the tables whose stash holds rows
+
+    def set_keys(self, keys: list[ForeignKey]) -> None:
+        self.keys = keys
+        self.children = {}
+        for k in keys:
+            self.children.setdefault(k.parent, set()).add(k.child)
 
     def columns(self, table: str) -> str:
         """The table's insertable columns, quoted and joined (generated columns cannot be inserted)."""
@@ -159,12 +175,41 @@ class _Copy:
             self.stash[table] = name
         return self.stash[table]
 
+    def rowids(self, table: str) -> list[int]:
+        return [r[0] for r in self.conn.execute(f"SELECT rowid FROM main.{quoted(table)} ORDER BY rowid")]
+
     def rows(self) -> list[RowId]:
         out: list[RowId] = []
         for t in self.with_rowid:
             out += [
                 (t, r[0]) for r in self.conn.execute(f"SELECT rowid FROM main.{quoted(t)} ORDER BY rowid")
             ]
+        return out
+
+    def with_parents(self, keep: dict[str, set[int]]) -> dict[str, set[int]]:
+        """`keep` (table -> rowids) and every row it points at through a key, transitively."""
+        out = {t: set(ids) for t, ids in keep.items()}
+        todo = dict(out)
+        while todo:
+            grown: dict[str, set[int]] = {}
+            for k in self.keys:
+                ids = todo.get(k.child)
+                if not ids or k.parent not in self.with_rowid:
+                    continue
+                match = " AND ".join(
+                    f"p.{quoted(pc)} = c.{quoted(cc)}"
+                    for cc, pc in zip(k.child_columns, k.parent_columns, strict=True)
+                )
+                found = self.conn.execute(
+                    f"SELECT p.rowid FROM main.{quoted(k.parent)} AS p WHERE EXISTS (SELECT 1 FROM "
+                    f"main.{quoted(k.child)} AS c WHERE c.rowid IN (SELECT value FROM json_each(?)) AND {match})",
+                    (json.dumps(sorted(ids)),),
+                )
+                new = {r[0] for r in found} - out.setdefault(k.parent, set())
+                if new:
+                    out[k.parent] |= new
+                    grown.setdefault(k.parent, set()).update(new)
+            todo = grown
         return out
 
     def count(self) -> int:
@@ -246,10 +291,12 @@ class _Copy:
         self._commit()
 
     def _commit(self) -> None:
-        """Commit, keeping the file's times: `execute` then keeps one read-only connection to the copy for
-        the whole search instead of opening one per step (SQLite itself sees every committed change)."""
         self.conn.execute("COMMIT")
-        os.utime(self.path, ns=self.times)
+
+    def write(self, out: Path) -> None:
+        """The copy as it is now, to a new file (`VACUUM INTO`: the same rows give the same bytes)."""
+        self.conn.execute("PRAGMA main.synchronous = OFF")  # a temporary file, renamed when checked: no fsync
+        self.conn.execute("VACUUM main INTO ?", (str(out),))
 
     def close(self) -> None:
         self.conn.close()
@@ -276,7 +323,7 @@ class _Search:
         if gone is None:
             return None
         changed = None if self.copy.has_views else {t for t, _ in gone}
-        if self.differs(self.copy.path, changed):
+        if self.differs(self.copy.conn, changed):
             return gone
         self.copy.restore()
         return None
@@ -289,7 +336,7 @@ def _named_in(table: str, texts: Iterable[str]) -> bool:
 
 def shrink(
     source: Path,
-    work: Path,
+    out: Path,
     differs: Differ,
     *,
     extra_foreign_keys: ExtraForeignKeys = (),
@@ -297,37 +344,36 @@ def shrink(
     max_steps: int = MAX_STEPS,
     max_seconds: float = MAX_SECONDS,
 ) -> Shrunk:
-    """Shrink a private writable copy of `source` (which differs) at `work`."""
-    _copy_file(source, work)
-    conn = sqlite3.connect(work)
+    """Shrink an in-memory copy of `source` (which differs) and write what is left to `out`."""
+    copy = _Copy(source)
     try:
-        keys = foreign_keys(conn, extra_foreign_keys, links)
+        keys = foreign_keys(copy.conn, extra_foreign_keys, links)
         # a key the neighbour itself breaks (an extra or mined one the generator did not hold) is no rule of it
-        keys = [k for k in keys if k.declared or not orphans(conn, k.child, [k])]
-    finally:
-        conn.close()
-    copy = _Copy(work, keys)
-    try:
+        keys = [k for k in keys if k.declared or not orphans(copy.conn, k.child, [k])]
+        copy.set_keys(keys)
         search = _Search(copy, differs, max_steps, max_seconds)
         unnamed = _unnamed(copy, differs, all_of_them=True)
         if not _drop_unnamed(search, differs, unnamed):
             # taking them out lost the difference: start again from the whole copy, and take out only the
             # tables no named table points at (emptying those cascades into nothing the queries read)
-            copy = search.copy = _fresh(copy, source, work, keys)
+            copy = search.copy = _fresh(copy, source, keys)
             loose = _unnamed(copy, differs, all_of_them=False)
             if loose != unnamed and not _drop_unnamed(search, differs, loose):
-                copy = search.copy = _fresh(copy, source, work, keys)
+                copy = search.copy = _fresh(copy, source, keys)
+        _keep_read_rows(search)
         _keep_samples(search)
         _remove_rows(search)
+        copy.write(out)
         return Shrunk(copy.count(), keys, search.steps, search.bounded)
     finally:
         copy.close()
 
 
-def _fresh(copy: _Copy, source: Path, work: Path, keys: list[ForeignKey]) -> _Copy:
+def _fresh(copy: _Copy, source: Path, keys: list[ForeignKey]) -> _Copy:
     copy.close()
-    _copy_file(source, work)
-    return _Copy(work, keys)
+    fresh = _Copy(source)
+    fresh.set_keys(keys)
+    return fresh
 
 
 def _unnamed(copy: _Copy, differs: Differ, *, all_of_them: bool) -> list[str]:
@@ -353,7 +399,43 @@ def _drop_unnamed(search: _Search, differs: Differ, tables: list[str]) -> bool:
     if not tables:
         return True
     search.steps += 1
-    return search.copy.clear(tables) and search.differs(search.copy.path)
+    return search.copy.clear(tables) and search.differs(search.copy.conn)
+
+
+def _keep_read_rows(search: _Search) -> bool:
+    """Keep only the rows the two queries read past their joins and filters (provenance.py), with the rows
+    they point at, in one step; whether that kept the difference. First, where both read a table but not
+    the same rows, only the rows one of them reads there (a filter that differs: often one row is the
+    whole story), then every row either reads. A named table no rewritten SELECT read is kept whole; with
+    views (which read tables the texts do not name) nothing is cut."""
+    copy, differs = search.copy, search.differs
+    if copy.has_views:
+        return False
+
+    def run(sql: str) -> Any:
+        return differs.run(copy.conn, sql, ROW_CAP)
+
+    gold, pred = read_rows([differs.gold_text], run), read_rows([differs.pred_text], run)
+    if not gold and not pred:
+        return False
+    texts = (differs.gold_text, differs.pred_text)
+    union: dict[str, set[int]] = {}
+    apart: dict[str, set[int]] = {}
+    for t in copy.with_rowid:
+        low = t.lower()
+        if low in gold or low in pred:
+            union[t] = gold.get(low, set()) | pred.get(low, set())
+            both = low in gold and low in pred and gold[low] != pred[low]
+            apart[t] = gold[low] ^ pred[low] if both else union[t]
+        elif _named_in(t, texts):
+            union[t] = apart[t] = set(copy.rowids(t))
+    tries = [apart, union] if apart != union else [union]
+    for keep in tries:
+        kept = copy.with_parents(keep)
+        doomed = [(t, rid) for t in copy.with_rowid for rid in copy.rowids(t) if rid not in kept.get(t, ())]
+        if search.attempt(doomed) is not None:
+            return True
+    return False
 
 
 SAMPLES = (4, 32)  # rows kept per table by the first cuts (the first rows: the generator's order is random)
@@ -405,9 +487,3 @@ def _remove_rows(search: _Search) -> None:
             if size == 1:
                 return
             parts = min(len(rows), parts * 2)
-
-
-def _copy_file(source: Path, work: Path) -> None:
-    """A writable private copy of `source` (the neighbour files are read-only)."""
-    shutil.copyfile(source, work)
-    work.chmod(0o644)

@@ -16,6 +16,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -29,6 +30,7 @@ from sqltriage.core.verdicts.testsuite.constraints import (
 from sqltriage.core.verdicts.testsuite.shrink import MAX_SECONDS, MAX_STEPS, Differ, shrink
 
 WITNESS_DIR = "witnesses"
+INDEX_DIR = "index"  # <witness root>/index/: (inputs of a shrink) -> the witness it gave
 DIGEST_CHARS = 20
 
 
@@ -86,9 +88,92 @@ def minimal_witness(
         if pred_ok is None and not differs(neighbour):
             return _whole(neighbour, "the neighbour does not tell them apart")
         differs.pred_may_fail = not (differs.last_pred_ok if pred_ok is None else pred_ok)
-        return _minimal(neighbour, differs, list(extra_foreign_keys), root, max_steps, max_seconds)
+        stored = _indexed(root, neighbour, differs, max_steps, max_seconds)
+        if stored is not None:
+            return stored
+        key = (str(root), str(neighbour), differs.gold_text, mode)
+        earlier = _EARLIER.get(key, {})
+        same = earlier.get(differs.pred_text)
+        if same is not None and same.is_file():
+            return Witness(same, count_rows(same), neighbour, True)  # this prediction's, found before
+        others = [w for w in reversed(earlier.values()) if w.is_file()][:_EARLIER_TRIED]
+        start = next((w for w in others if differs(w)), neighbour)
+        found = _minimal(neighbour, start, differs, list(extra_foreign_keys), root, max_steps, max_seconds)
+        if found.shrunk:
+            _remember(key, differs.pred_text, found.path)
+            _index(root, neighbour, differs, max_steps, max_seconds, found)
+        return found
     except (OSError, sqlite3.Error) as exc:  # the neighbour stays the witness; the verdict stands
         return _whole(neighbour, f"not shrunk: {type(exc).__name__}: {exc}")
+
+
+# (witness root, neighbour, gold text, mode) -> {prediction text: its witness}, oldest first. A witness of
+# one wrong prediction often tells another one apart too (models make the same mistakes), and shrinking it
+# takes a few steps instead of the neighbour's dozens. Models are evaluated in a fixed order, so the same
+# inputs still give the same witnesses; a prediction seen before gets the witness it got then.
+_EARLIER: OrderedDict[tuple[str, str, str, str], dict[str, Path]] = OrderedDict()
+_EARLIER_KEYS = 512
+_EARLIER_TRIED = 3  # the most recent witnesses of other predictions tried as a start
+
+
+SHRINK_VERSION = 2  # bump when shrinking can give other rows: the index then finds nothing it wrote before
+
+
+def _index_path(root: Path, neighbour: Path, differs: Differ, max_steps: int, max_seconds: float) -> Path:
+    """Where the index keeps the witness of this (neighbour set and file, gold, prediction, comparison):
+    the set's folder names its database, K, seed, golds and generator version."""
+    key = json.dumps(
+        [
+            SHRINK_VERSION,
+            neighbour.parent.name,
+            neighbour.name,
+            differs.gold_text,
+            differs.pred_text,
+            differs.mode,
+            differs.pred_may_fail,
+            differs.timeout,
+            differs.max_rows,
+            max_steps,
+            max_seconds,
+        ]
+    )
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    return root / INDEX_DIR / digest[:2] / f"{digest[2:32]}.json"
+
+
+def _indexed(
+    root: Path, neighbour: Path, differs: Differ, max_steps: int, max_seconds: float
+) -> Witness | None:
+    """The witness an earlier run stored for the same inputs, if its file is still there."""
+    try:
+        entry = json.loads(_index_path(root, neighbour, differs, max_steps, max_seconds).read_text())
+        path = root / str(entry["file"])
+        if path.parent != root or not path.is_file():
+            return None
+        return Witness(path, int(entry["rows"]), neighbour, True, int(entry.get("steps", 0)))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _index(
+    root: Path, neighbour: Path, differs: Differ, max_steps: int, max_seconds: float, found: Witness
+) -> None:
+    """Record a new witness in the index (written whole, then renamed): a re-run shrinks only what is new."""
+    target = _index_path(root, neighbour, differs, max_steps, max_seconds)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps({"file": found.path.name, "rows": found.rows, "steps": found.steps}))
+        os.replace(tmp, target)
+    except OSError:
+        pass  # the index only saves work; the witness itself is stored
+
+
+def _remember(key: tuple[str, str, str, str], pred_text: str, path: Path) -> None:
+    _EARLIER.setdefault(key, {})[pred_text] = path
+    _EARLIER.move_to_end(key)
+    while len(_EARLIER) > _EARLIER_KEYS:
+        _EARLIER.popitem(last=False)
 
 
 def _whole(neighbour: Path, note: str) -> Witness:
@@ -104,6 +189,7 @@ _serial = itertools.count()
 
 def _minimal(
     neighbour: Path,
+    start: Path,
     differs: Differ,
     extra: ExtraForeignKeys,
     root: Path,
@@ -111,24 +197,17 @@ def _minimal(
     max_seconds: float,
 ) -> Witness:
     root.mkdir(parents=True, exist_ok=True)
-    stem = root / f".{os.getpid()}-{threading.get_ident()}-{next(_serial)}"  # private to this thread
-    work, out = stem.with_suffix(".work"), stem.with_suffix(".out")
+    out = root / f".{os.getpid()}-{threading.get_ident()}-{next(_serial)}.out"  # private to this thread
     try:
         done = shrink(
-            neighbour,
-            work,
+            start,
+            out,
             differs,
             extra_foreign_keys=extra,
             links=mined_links(neighbour),
             max_steps=max_steps,
             max_seconds=max_seconds,
         )
-        conn = sqlite3.connect(work)
-        try:
-            conn.execute("PRAGMA synchronous = OFF")  # a temporary file: renamed, never relied on mid-write
-            conn.execute("VACUUM INTO ?", (str(out),))
-        finally:
-            conn.close()
         conn = _ro(out)
         try:
             broken = problems(conn, done.keys)
@@ -144,8 +223,7 @@ def _minimal(
             os.replace(out, final)  # atomic; a concurrent writer of the same name writes the same bytes
         return Witness(final, done.rows, neighbour, True, done.steps)
     finally:
-        for leftover in (work, out):
-            leftover.unlink(missing_ok=True)
+        out.unlink(missing_ok=True)
 
 
 @functools.lru_cache(maxsize=64)
