@@ -153,6 +153,8 @@ class SqlTriageApp(App[None]):
         self.initial_theme = theme
         self.load_error = ""
         self.write_turns = WriteTurns()
+        self.blind = False  # others' tags on a row hidden until this annotator has tagged it (--blind)
+        self.adjudicate = False  # tag changes set the rows' final tags (--adjudicate)
         self.idle_gc = IdleCollector()  # full garbage collections wait for a pause in the typing
 
     def on_mount(self) -> None:
@@ -304,6 +306,9 @@ def create_app(
     facets_closed: Sequence[str] = (),
     open_note: str = "",
     preload: Preload | None = None,
+    annotator: str | None = None,
+    blind: bool = False,
+    adjudicate: bool = False,
 ) -> SqlTriageApp:
     """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early.
 
@@ -313,7 +318,7 @@ def create_app(
 
     path = Path(workspace)
     existing = path.exists() and path.stat().st_size > 0
-    return SqlTriageApp(
+    app = SqlTriageApp(
         # an existing workspace is only read until the user changes something (a tag, a note, a model)
         Workspace.open_for_reading(path, writes_later=True) if existing else Workspace.open(path),
         dataset,
@@ -329,3 +334,7 @@ def create_app(
         open_note=open_note,
         preload=preload,
     )
+    if annotator:
+        app.workspace.annotator = annotator
+    app.blind, app.adjudicate = blind, adjudicate
+    return app

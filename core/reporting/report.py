@@ -51,6 +51,7 @@ EXPORT_COLUMNS = (
     "reasoning",
     "error",
     "tags",
+    "tags_by",
     "note",
     "suggested",
 )
@@ -127,6 +128,7 @@ def load_frame(
             [],
             {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8},
         )
+        tags_by = _read(db, TAGS_BY_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "tags_by": pl.Utf8})
         notes = _read(
             db,
             "SELECT idx, model, note FROM notes",
@@ -143,6 +145,7 @@ def load_frame(
         results.join(examples, on="idx", how="inner")
         .join(positions, on="model", how="inner")
         .join(tags, on=["idx", "model"], how="left")
+        .join(tags_by, on=["idx", "model"], how="left")
         .join(notes, on=["idx", "model"], how="left")
         .sort(["model_position", "idx"], maintain_order=True)
     )
@@ -156,8 +159,15 @@ _STORED_ORDER = (
     *(c for c in RESULT_COLUMNS if c != "idx"),
     *(c for c in EXAMPLE_COLUMNS if c != "idx"),
     "tags",
+    "tags_by",
     "note",
     "model_position",
+)
+# who gave which tag: "annotator: tag" pairs, "; "-joined, by annotator then tag (the export's `tags_by`)
+TAGS_BY_SQL = (
+    "SELECT idx, model, group_concat(annotator || ': ' || tag, '; ') AS tags_by FROM "
+    "(SELECT idx, model, annotator, tag FROM annotations ORDER BY idx, model, annotator, tag) "
+    "GROUP BY idx, model"
 )
 
 

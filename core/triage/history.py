@@ -19,6 +19,7 @@ from sqltriage.core.model import Dataset
 from sqltriage.core.triage import accepted_gold, tags
 from sqltriage.core.triage.tags import GOLD_KINDS, Change, Pair
 from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from sqltriage.core.workspace.annotators import LEGACY
 from sqltriage.core.workspace.store import Workspace
 
 _INVERSE = {"add": "tag", "remove": "untag"}
@@ -33,54 +34,71 @@ def _settled(ws: Workspace) -> set[str]:
     return out
 
 
-def _tag_groups(ws: Workspace) -> list[tuple[float, int, str, str, str]]:
-    """(created, last seq, id, action, tag) of every tag change, newest first."""
+def _tag_groups(ws: Workspace, who: str | None) -> list[tuple[float, int, str, str, str, str]]:
+    """(created, last seq, id, action, tag, annotator) of every tag change (of `who` alone when given),
+    newest first."""
     rows = ws.db.execute(
-        "SELECT created, max(seq), min(seq), action, tag FROM tag_log "
-        "GROUP BY created, action, tag ORDER BY max(seq) DESC"
+        "SELECT created, max(seq), min(seq), action, tag, coalesce(annotator, ?) AS a FROM tag_log "
+        "GROUP BY created, action, tag, a HAVING ? IS NULL OR a = ? ORDER BY max(seq) DESC",
+        [LEGACY, who, who],
     )
-    return [(c, last, f"tag:{first}", a, t) for c, last, first, a, t in rows]
+    return [(c, last, f"tag:{first}", a, t, by) for c, last, first, a, t, by in rows]
 
 
-def _gold_change(ws: Workspace, settled: set[str]) -> Change | None:
+def _gold_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
     """The newest acceptance or withdrawal of an alternative gold not undone yet, nor an undo."""
     accepted_gold.ensure_tables(ws)
-    for seq, action, idx, sql, model, created in ws.db.execute(
-        "SELECT seq, action, idx, sql, model, created FROM alternative_log ORDER BY seq DESC"
+    for seq, action, idx, sql, model, created, by in ws.db.execute(
+        "SELECT seq, action, idx, sql, model, created, coalesce(annotator, ?) AS a FROM alternative_log "
+        "WHERE ? IS NULL OR a = ? ORDER BY seq DESC",
+        [LEGACY, who, who],
     ):
         if f"gold:{seq}" not in settled:
             pair: Pair = (int(idx), str(model or ""))
-            return Change(_GOLD_KIND[action], (pair,), id=f"gold:{seq}", created=created, sql=sql)
+            return Change(
+                _GOLD_KIND[action], (pair,), id=f"gold:{seq}", created=created, sql=sql, annotator=by
+            )
     return None
 
 
-def last_change(ws: Workspace) -> Change | None:
-    """The newest change not undone yet (tags, notes or accepted golds, whoever wrote it)."""
+def last_change(ws: Workspace, annotator: str | None = None) -> Change | None:
+    """The newest change not undone yet (tags, notes or accepted golds): `annotator`'s own when given,
+    anyone's when None."""
     settled = _settled(ws)
     candidates = [
-        c for c in (_tag_change(ws, settled), _note_change(ws, settled), _gold_change(ws, settled)) if c
+        c
+        for c in (
+            _tag_change(ws, settled, annotator),
+            _note_change(ws, settled, annotator),
+            _gold_change(ws, settled, annotator),
+        )
+        if c
     ]
     return max(candidates, key=lambda c: c.created) if candidates else None  # the first wins a tie
 
 
-def _tag_change(ws: Workspace, settled: set[str]) -> Change | None:
-    tag = next(((c, i, a, t) for c, _, i, a, t in _tag_groups(ws) if i not in settled), None)
+def _tag_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
+    tag = next(((c, i, a, t, b) for c, _, i, a, t, b in _tag_groups(ws, who) if i not in settled), None)
     if tag is None:
         return None
-    created, change_id, action, name = tag
+    created, change_id, action, name, by = tag
     first = int(change_id.partition(":")[2])
     pairs = ws.db.execute(
         "SELECT idx, model FROM tag_log WHERE seq >= ? AND created = ? AND action = ? AND tag = ? "
-        "ORDER BY seq",
-        [first, created, action, name],
+        "AND coalesce(annotator, ?) = ? ORDER BY seq",
+        [first, created, action, name, LEGACY, by],
     )
     kind = _INVERSE.get(action, action)
-    return Change(kind, tuple((int(i), str(m)) for i, m in pairs), name, id=change_id, created=created)
+    return Change(
+        kind, tuple((int(i), str(m)) for i, m in pairs), name, id=change_id, created=created, annotator=by
+    )
 
 
-def _note_change(ws: Workspace, settled: set[str]) -> Change | None:
-    for seq, idx, model, before, after, created in ws.db.execute(
-        "SELECT seq, idx, model, before, after, created FROM note_log ORDER BY seq DESC"
+def _note_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
+    for seq, idx, model, before, after, created, by in ws.db.execute(
+        "SELECT seq, idx, model, before, after, created, coalesce(annotator, ?) AS a FROM note_log "
+        "WHERE ? IS NULL OR a = ? ORDER BY seq DESC",
+        [LEGACY, who, who],
     ):
         if f"note:{seq}" not in settled:
             pair: Pair = (int(idx), str(model))
@@ -91,6 +109,7 @@ def _note_change(ws: Workspace, settled: set[str]) -> Change | None:
                 notes_after={pair: after or ""},
                 id=f"note:{seq}",
                 created=created,
+                annotator=by,
             )
     return None
 
@@ -109,7 +128,8 @@ def describe(change: Change) -> str:
         )
     elif len(change.pairs) == 1 and change.kind not in GOLD_KINDS:
         what += f" (#{change.pairs[0][0]} · {change.pairs[0][1]})"
-    return f"{what}, {when}"
+    by = f" by {change.annotator}" if change.annotator else ""
+    return f"{what}{by}, {when}"
 
 
 def undo(

@@ -28,6 +28,7 @@ class Change:
     id: str = ""  # where the workspace's logs hold it (core.history), "" when not read from them
     created: float = 0.0  # when it was made (seconds since the epoch), 0 when not read from the logs
     sql: str = ""  # for "accept_gold"/"withdraw_gold": the alternative gold query; pairs holds (index, model)
+    annotator: str = ""  # who made it ("" when not read from the logs)
 
     def describe(self) -> str:
         if self.kind in GOLD_KINDS:
@@ -56,18 +57,21 @@ def _logged(ws: Workspace, after: int, action: str, tag: str) -> tuple[Pair, ...
     return tuple((int(i), str(m)) for i, m in rows)
 
 
-def add_tag(ws: Workspace, pairs: Iterable[Pair], tag: str) -> Change:
-    """Tag every pair (one transaction); the change lists the pairs that did not have the tag yet."""
+def add_tag(ws: Workspace, pairs: Iterable[Pair], tag: str, *, annotator: str | None = None) -> Change:
+    """Tag every pair (one transaction) as `annotator` (default: the workspace's); the change lists the
+    pairs this annotator had not tagged so yet."""
     tag = tag.strip()
+    who = annotator or ws.annotator
     before = _last_seq(ws)
-    ws.add_tags(list(pairs), tag)
-    return Change("tag", _logged(ws, before, "add", tag), tag)
+    ws.add_tags(list(pairs), tag, annotator=who)
+    return Change("tag", _logged(ws, before, "add", tag), tag, annotator=who)
 
 
-def remove_tag(ws: Workspace, pairs: Iterable[Pair], tag: str) -> Change:
+def remove_tag(ws: Workspace, pairs: Iterable[Pair], tag: str, *, annotator: str | None = None) -> Change:
+    who = annotator or ws.annotator
     before = _last_seq(ws)
-    ws.remove_tags(list(pairs), tag)
-    return Change("untag", _logged(ws, before, "remove", tag), tag)
+    ws.remove_tags(list(pairs), tag, annotator=who)
+    return Change("untag", _logged(ws, before, "remove", tag), tag, annotator=who)
 
 
 def set_note(ws: Workspace, pair: Pair, text: str) -> Change:
@@ -78,22 +82,24 @@ def set_note(ws: Workspace, pair: Pair, text: str) -> Change:
         after = ws.note_of(*pair)
         if after != before:
             _log_note(ws, pair, before, after)
-    return Change("note", (pair,), notes_before={pair: before}, notes_after={pair: after})
+    return Change(
+        "note", (pair,), notes_before={pair: before}, notes_after={pair: after}, annotator=ws.annotator
+    )
 
 
 def _log_note(ws: Workspace, pair: Pair, before: str, after: str) -> None:
     ws.db.execute(
-        "INSERT INTO note_log (idx, model, before, after, created) VALUES (?, ?, ?, ?, ?)",
-        [pair[0], pair[1], before, after, time.time()],
+        "INSERT INTO note_log (idx, model, before, after, created, annotator) VALUES (?, ?, ?, ?, ?, ?)",
+        [pair[0], pair[1], before, after, time.time(), ws.annotator],
     )
 
 
 def undo(ws: Workspace, change: Change) -> Change:
     """Apply the inverse of `change` (itself one transaction per kind) and return what it did."""
-    if change.kind == "tag":
-        return remove_tag(ws, change.pairs, change.tag)
+    if change.kind == "tag":  # an annotator's tags are undone as theirs, whoever asks
+        return remove_tag(ws, change.pairs, change.tag, annotator=change.annotator or None)
     if change.kind == "untag":
-        return add_tag(ws, change.pairs, change.tag)
+        return add_tag(ws, change.pairs, change.tag, annotator=change.annotator or None)
     after: dict[Pair, str] = {}
     with ws.write():  # every note of the change restored together (nested writes join this one)
         for pair, text in change.notes_before.items():
@@ -102,4 +108,6 @@ def undo(ws: Workspace, change: Change) -> Change:
             after[pair] = ws.note_of(*pair)
             if after[pair] != current:
                 _log_note(ws, pair, current, after[pair])
-    return Change("note", change.pairs, notes_before=dict(change.notes_after), notes_after=after)
+    return Change(
+        "note", change.pairs, notes_before=dict(change.notes_after), notes_after=after, annotator=ws.annotator
+    )
