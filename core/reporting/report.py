@@ -129,6 +129,9 @@ def load_frame(
             {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8},
         )
         tags_by = _read(db, TAGS_BY_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "tags_by": pl.Utf8})
+        team = _read(
+            db, TEAM_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "annotators": pl.Utf8, "disagree": pl.Int64}
+        )
         notes = _read(
             db,
             "SELECT idx, model, note FROM notes",
@@ -146,9 +149,11 @@ def load_frame(
         .join(positions, on="model", how="inner")
         .join(tags, on=["idx", "model"], how="left")
         .join(tags_by, on=["idx", "model"], how="left")
+        .join(team, on=["idx", "model"], how="left")
         .join(notes, on=["idx", "model"], how="left")
         .sort(["model_position", "idx"], maintain_order=True)
     )
+    frame = frame.with_columns(pl.col("disagree").fill_null(0))
     order = [c for c in _STORED_ORDER if c in frame.columns or c == "index"]
     return reviewed_columns(frame.rename({"idx": "index"}).select(order))
 
@@ -160,8 +165,19 @@ _STORED_ORDER = (
     *(c for c in EXAMPLE_COLUMNS if c != "idx"),
     "tags",
     "tags_by",
+    "annotators",
+    "disagree",
     "note",
     "model_position",
+)
+# per row: who decided it (names space-joined, a space inside a name written "_": the `annotators` facet)
+# and whether they disagree (1: some tag was given by some of them and not by all)
+TEAM_SQL = (
+    "WITH n AS (SELECT idx, model, count(*) AS k, group_concat(replace(annotator, ' ', '_'), ' ') AS who "
+    "FROM (SELECT idx, model, annotator FROM annotated ORDER BY idx, model, annotator) GROUP BY idx, model), "
+    "t AS (SELECT idx, model, tag, count(*) AS c FROM annotations GROUP BY idx, model, tag) "
+    "SELECT n.idx, n.model, n.who AS annotators, "
+    "coalesce((SELECT max(t.c < n.k) FROM t WHERE t.idx = n.idx AND t.model = n.model), 0) AS disagree FROM n"
 )
 # who gave which tag: "annotator: tag" pairs, "; "-joined, by annotator then tag (the export's `tags_by`)
 TAGS_BY_SQL = (

@@ -225,3 +225,23 @@ def test_merge_refuses_another_dataset_or_other_models(tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError, match="other predictions for b"):
         merge(one, fewer, tmp_path / "out.db")
     assert not (tmp_path / "out.db").exists()
+
+
+def test_the_annotators_facet_and_the_disagreement_outcome(tmp_path: Path) -> None:
+    from sqltriage.core.reporting import facets
+
+    with Workspace.open(_study(tmp_path / "w.db")) as ws:
+        import_tags(ws, _csv(tmp_path / "ann.csv", ANN), default_taxonomy(), "ann")
+        import_tags(ws, _csv(tmp_path / "bob.csv", BOB), default_taxonomy(), "bob")
+        prepared = facets.prepare(load_frame(ws))
+    index = facets.FacetIndex(prepared)
+
+    def rows(facet: str, value: str) -> set[tuple[int, str]]:
+        chosen = prepared[index.rows(facets.Filters().toggled(facet, value)).tolist()]
+        return {(r["index"], r["model"]) for r in chosen.iter_rows(named=True)}
+
+    # ann and bob both decided rows 0-2 of model a; they differ on 1 (Value) and 2 (none vs Value)
+    assert rows("outcome", "annotators disagree") == {(1, "a"), (2, "a")}
+    assert rows("annotators", "has bob") == {(0, "a"), (1, "a"), (2, "a"), (4, "b")}
+    assert rows("annotators", "ann bob") == {(0, "a"), (1, "a"), (2, "a")}
+    assert dict(index.counts(facets.Filters())["annotators:membership"]) == {"has ann": 4, "has bob": 4}
