@@ -195,14 +195,16 @@ class SqlTriageApp(App[None]):
             max_rows=getattr(self.options, "max_rows", 100_000),
         )
         opening = message.opening
-        browse = BrowseScreen(
-            message.frame,
-            sources,
-            message.models,
-            ex_mode=self.ex_mode,
-            index=getattr(opening, "index", None),
-            cells=getattr(opening, "cells", None),
-        )
+        frame, index, cells = message.frame, getattr(opening, "index", None), getattr(opening, "cells", None)
+        if self.blind:  # others' tags hidden until this annotator tags the row: index and cells made again
+            from sqltriage.tui.blind import blinded, hidden_rows
+
+            frame, index, cells = (
+                blinded(frame, hidden_rows(self.workspace, self.workspace.annotator)),
+                None,
+                None,
+            )
+        browse = BrowseScreen(frame, sources, message.models, ex_mode=self.ex_mode, index=index, cells=cells)
         if isinstance(self.screen, ProgressScreen):
             self.switch_screen(browse)
         else:  # opened from a preload, without a progress screen

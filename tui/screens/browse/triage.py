@@ -228,6 +228,10 @@ class TriageMixin(BrowseState):
             try:
                 text = change(ws)
                 frame = facets.prepare(facets.use_ex_mode(load_frame(ws, self.models or None), self.ex_mode))
+                if app.blind:  # type: ignore[attr-defined]
+                    from sqltriage.tui.blind import blinded, hidden_rows
+
+                    frame = blinded(frame, hidden_rows(ws, ws.annotator))
                 taken = accepted(ws)
             except Exception as exc:  # shown, never a crash: the workspace kept its last committed state
                 self.post_message(GoldsChanged(None, {}, "", error=str(exc)))
@@ -391,7 +395,9 @@ class TriageMixin(BrowseState):
             self.notify(f"not saved: {message.error}", severity="error", timeout=10)
             return
         if change.kind in ("tag", "untag"):  # the rows' final tags and who gave which, as now stored
-            self.frame = facets.with_row_tags(self.frame, message.rows)
+            from sqltriage.tui.blind import revealed
+
+            self.frame = revealed(facets.with_row_tags(self.frame, message.rows), list(message.rows))
         else:
             self.frame = facets.with_note(self.frame, change.notes_after)
         text = ("undone: " if message.undo else "saved: ") + change.describe()
