@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -169,25 +167,27 @@ def test_import_is_all_or_nothing_and_reports_each_bad_line(tmp_path: Path) -> N
     assert _state(path) == state  # the workspace is unchanged
 
 
-def test_import_and_agreement_through_the_cli(tmp_path: Path) -> None:
+def test_import_agreement_and_merge_through_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sqltriage.tui.cli import main
+
     path = _study(tmp_path / "w.db")
-    cli = [sys.executable, "-m", "sqltriage.tui.cli"]
     for name, lines in (("ann", ANN), ("bob", BOB)):
-        done = subprocess.run(
-            [*cli, "tags", "import", str(_csv(tmp_path / f"{name}.csv", lines)), "--workspace", str(path),
-             "--annotator", name],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-    out = subprocess.run(
-        [*cli, "agreement", "--workspace", str(path), "--json"], capture_output=True, text=True, check=True
-    )
-    doc = json.loads(out.stdout)
+        csv = str(_csv(tmp_path / f"{name}.csv", lines))
+        assert main(["tags", "import", csv, "--workspace", str(path), "--annotator", name]) == 0
+    capsys.readouterr()
+    assert main(["agreement", "--workspace", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
     with Workspace.open_for_reading(path) as ws:
         assert doc == compute(read_labels(ws)).to_json()
     pair = doc["pairs"][0]
     assert pair["annotators"] == ["ann", "bob"] and pair["items"] == 3  # rows 0, 1, 2 of model a
-    assert doc["fleiss_pooled"] is None
+    assert pair["per_tag"] == {X: pytest.approx(1.0), Y: pytest.approx(-0.5)} and doc["fleiss_pooled"] is None
+    assert pair["kappa_pooled"] == pytest.approx(1 / 3) and pair["agreement_pooled"] == pytest.approx(4 / 6)
+    other = _study(tmp_path / "other.db", fingerprint="f2", name="another")
+    assert main(["merge", str(path), str(other), "--out", str(tmp_path / "c.db")]) == 2
+    assert "holds another dataset than" in capsys.readouterr().err and not (tmp_path / "c.db").exists()
 
 
 def test_merge_gives_the_agreement_of_one_shared_workspace(tmp_path: Path) -> None:

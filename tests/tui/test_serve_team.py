@@ -126,12 +126,16 @@ async def _team(devtools_url: str, url: str, rows: int) -> str:
             assert exc.status == 403
         stranger_ws, stranger = await _page(http, devtools_url)
         await stranger.call("Page.navigate", url=url)
-        await asyncio.sleep(1.5)
-        login = await stranger.call(
-            "Runtime.evaluate",
-            expression="document.body.innerText + '|' + !!window.__terminal",
-            returnByValue=True,
-        )
+        login: dict = {}  # type: ignore[type-arg]
+        for _ in range(100):  # until the page has loaded
+            login = await stranger.call(
+                "Runtime.evaluate",
+                expression="(document.body ? document.body.innerText : '') + '|' + !!window.__terminal",
+                returnByValue=True,
+            )
+            if "token" in str(login["result"].get("value")):
+                break
+            await asyncio.sleep(0.1)
         await stranger_ws.close()
         pages = [await _page(http, devtools_url) for _ in TOKENS]
         await asyncio.gather(  # both annotators tag the same first row at the same time
@@ -171,11 +175,16 @@ def test_served_to_a_team_with_tokens(
     assert TAGGED in final
 
 
-def test_serve_refuses_bad_users_files_and_open_hosts(tmp_path: Path, sample_ws: Evaluated) -> None:
+def test_serve_refuses_bad_users_files_and_open_hosts(
+    tmp_path: Path, sample_ws: Evaluated, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sqltriage.tui.cli import main
+
     users = tmp_path / "users.txt"
     users.write_text("ann token-aaaaaaaa\nbob token-bbbbbbbb\nann token-cccccccc\n", encoding="utf-8")
-    done = _cli("serve", "--workspace", str(sample_ws.workspace), "--users", str(users))
-    assert done.returncode == 2
-    assert f"{users}" in done.stderr and "line 3: the name 'ann' is on line 1 already" in done.stderr
-    done = _cli("serve", "--workspace", str(sample_ws.workspace), "--host", "0.0.0.0")
-    assert done.returncode == 2 and "--users FILE" in done.stderr and "--no-auth" in done.stderr
+    assert main(["serve", "--workspace", str(sample_ws.workspace), "--users", str(users)]) == 2
+    err = capsys.readouterr().err
+    assert f"{users}" in err and "line 3: the name 'ann' is on line 1 already" in err
+    assert main(["serve", "--workspace", str(sample_ws.workspace), "--host", "0.0.0.0"]) == 2
+    err = capsys.readouterr().err
+    assert "--users FILE" in err and "--no-auth" in err
