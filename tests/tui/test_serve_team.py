@@ -115,7 +115,7 @@ async def _tag_first_row(cdp: DevTools, url: str, rows: int) -> None:
     await cdp.until_shown("saved: tagged")
 
 
-async def _team(devtools_url: str, url: str, rows: int) -> str:
+async def _team(devtools_url: str, url: str, rows: int) -> tuple[str, str]:
     import aiohttp
 
     async with aiohttp.ClientSession() as http:
@@ -144,9 +144,14 @@ async def _team(devtools_url: str, url: str, rows: int) -> str:
                 for (_, cdp), token in zip(pages, TOKENS.values(), strict=True)
             )
         )
+        ann = pages[0][1]  # the summary's Agreement tab, after both tags: one shared row, the same tag
+        await ann.type_key("m")
+        await ann.until_shown("Metrics")
+        await _key(ann, "5", "Digit5", 53, "5")
+        agreement = await ann.until_shown("ann × bob")
         for ws, _ in pages:
             await ws.close()
-        return str(login["result"]["value"])
+        return str(login["result"]["value"]), agreement
 
 
 def test_served_to_a_team_with_tokens(
@@ -155,7 +160,8 @@ def test_served_to_a_team_with_tokens(
     url, workspace = team_server
     assert _status(url) == 401 and _status(f"{url}?token=wrong-token-000") == 403
     assert _answers(f"{url}?token={TOKENS['ann']}")
-    login = asyncio.run(_team(devtools, url, sample_ws.frame.height))
+    login, agreement = asyncio.run(_team(devtools, url, sample_ws.frame.height))
+    assert "ann × bob: 1 rows both decided · pooled κ undefined · raw agreement 1.000" in agreement
     assert "give your token" in login and login.endswith("|false")  # the login form, no terminal
     first = sample_ws.frame.row(0, named=True)
     with sqlite3.connect(workspace) as db:
