@@ -165,6 +165,15 @@ def test_import_is_all_or_nothing_and_reports_each_bad_line(tmp_path: Path) -> N
     assert "line 5: row #0 · a is on line 2 already" in text
     assert "line 6: index 'x' is not a whole number" in text and "nothing was written" in text
     assert _state(path) == state  # the workspace is unchanged
+    ragged = _csv(tmp_path / "ragged.csv", ["0,a,Table: missing,,extra"])
+    no_tags = tmp_path / "no_tags.csv"
+    no_tags.write_text("index,model,note\n0,a,x\n", encoding="utf-8")
+    with Workspace.open(path) as ws:
+        with pytest.raises(UsageError, match="line 2: 4 columns expected"):
+            import_tags(ws, ragged, default_taxonomy(), "bob")
+        with pytest.raises(UsageError, match=r"has no column 'tags' \(line 1: index, model, note\)"):
+            import_tags(ws, no_tags, default_taxonomy(), "bob")
+    assert _state(path) == state
 
 
 def test_import_agreement_and_merge_through_the_cli(
