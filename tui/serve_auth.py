@@ -2,7 +2,7 @@
 
 The users file holds one `NAME TOKEN` per line (blank lines and `#` comments skipped). A browser
 presents its token as `?token=…` in the address or on the login page the server shows without one;
-a valid token is kept in an HttpOnly cookie for the page's websocket, and the app that websocket
+a valid token is kept in an HttpOnly cookie (and the address loses it) for the page's websocket, and the app that websocket
 starts runs with `--annotator NAME`. Without a valid token the page is the login form and the
 websocket is refused before any app process starts.
 """
@@ -130,7 +130,8 @@ def token_server(command: Sequence[str], users: Mapping[str, str], **server_args
             if given is not None:
                 if who(users, given) is None:
                     return self._login("That token is not known here. Ask for yours.", 403)
-                reply = await self.handle_index(request)
+                # the token goes into a cookie and out of the address (history, screenshots, Referer)
+                reply = web.HTTPFound(f"{self.public_url}/")
                 reply.set_cookie(COOKIE, given, httponly=True, samesite="Strict")
                 return reply
             if who(users, request.cookies.get(COOKIE)) is not None:

@@ -7,12 +7,14 @@ Each annotator gets a browser context of their own (their own cookie jar), as tw
 from __future__ import annotations
 
 import asyncio
+import http.client
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +27,6 @@ from .test_serve import (
     CHROMIUM,
     KEEP_TERMINAL,
     DevTools,
-    _answers,
     _free_port,
     _stop,
     _wait,
@@ -79,6 +80,17 @@ def _status(url: str) -> int | None:
         return int(exc.code)
     except OSError:
         return None
+
+
+def _first_reply(url: str) -> http.client.HTTPResponse:
+    """The server's own reply, redirects not followed."""
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    conn.request("GET", f"{parts.path}?{parts.query}")
+    reply = conn.getresponse()
+    reply.read()
+    conn.close()
+    return reply
 
 
 async def _key(cdp: DevTools, key: str, code: str, vk: int, text: str) -> None:
@@ -159,7 +171,9 @@ def test_served_to_a_team_with_tokens(
 ) -> None:
     url, workspace = team_server
     assert _status(url) == 401 and _status(f"{url}?token=wrong-token-000") == 403
-    assert _answers(f"{url}?token={TOKENS['ann']}")
+    signed_in = _first_reply(f"{url}?token={TOKENS['ann']}")
+    assert signed_in.status == 302 and signed_in.getheader("Location") == url.rstrip("/") + "/"
+    assert "sqltriage_token=" in (signed_in.getheader("Set-Cookie") or "")  # kept as a cookie, not in the URL
     login, agreement = asyncio.run(_team(devtools, url, sample_ws.frame.height))
     assert "ann × bob: 1 rows both decided · pooled κ undefined · raw agreement 1.000" in agreement
     assert "give your token" in login and login.endswith("|false")  # the login form, no terminal
