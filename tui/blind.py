@@ -1,7 +1,7 @@
 """Blind mode (`--blind`): an annotator does not see others' tags on a row until they have tagged it.
 
-The rows others decided and this annotator has not are shown untagged (their `tags`, `tags_by` and
-disagreement hidden, `_hidden` set), so the first judgement of each row is the annotator's own. Once
+The rows others decided and this annotator has not are shown untagged (their `tags`, `tags_by`,
+adjudicator and disagreement hidden, `_hidden` set), so the first judgement of each row is the annotator's own. Once
 they tag such a row, the save reads its tags back from the workspace and they show in full.
 """
 
@@ -34,7 +34,7 @@ def blinded(frame: pl.DataFrame, hidden: pl.DataFrame) -> pl.DataFrame:
     masked = marked.with_columns(
         *(
             pl.when(hide).then(pl.lit(None, dtype=marked.schema[c])).otherwise(pl.col(c)).alias(c)
-            for c in ("tags", "tags_by")
+            for c in ("tags", "tags_by", "adjudicated_by")
             if c in marked.columns
         ),
         pl.when(hide).then(0).otherwise(pl.col("disagree")).alias("disagree"),

@@ -645,15 +645,14 @@ def _patched(frame: pl.DataFrame, pairs: Mapping[tuple[int, str], str | None], c
 
 
 def with_row_tags(
-    frame: pl.DataFrame, rows: Mapping[tuple[int, str], tuple[str | None, str | None]]
+    frame: pl.DataFrame, rows: Mapping[tuple[int, str], tuple[str | None, ...]]
 ) -> pl.DataFrame:
-    """The prepared frame with these rows' final tags and `tags_by` (as the workspace holds them after a
-    change), and the tag facet: only the touched rows change, so the counts follow at once."""
-    if not rows:
-        return frame
-    out = _patched(frame, {k: v[0] for k, v in rows.items()}, "tags")
-    if "tags_by" in out.columns:
-        out = _patched(out, {k: v[1] for k, v in rows.items()}, "tags_by")
+    """The prepared frame with these rows' (tags, tags_by, adjudicated_by) as the workspace holds them after
+    a change, and the tag facet: only the touched rows change, so the counts follow at once."""
+    out = frame
+    for at, column in enumerate(("tags", "tags_by", "adjudicated_by")):
+        if rows and (column == "tags" or column in out.columns):
+            out = _patched(out, {k: v[at] if at < len(v) else None for k, v in rows.items()}, column)
     return out.with_columns(_tag_list(pl.col("tags")).alias("_f_tag")) if "_f_tag" in out.columns else out
 
 

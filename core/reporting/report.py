@@ -56,6 +56,7 @@ EXPORT_COLUMNS = (
     "suggested",
 )
 EXTRA_COLUMNS = (
+    "adjudicated_by",  # who set the row's final tags (docs/workspace.md, "Team triage"), else empty
     "sm_authors",
     "om_authors",
     "vm_authors",
@@ -129,6 +130,12 @@ def load_frame(
             {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8},
         )
         tags_by = _read(db, TAGS_BY_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "tags_by": pl.Utf8})
+        adjudicated = _read(
+            db,
+            "SELECT idx, model, annotator AS adjudicated_by FROM adjudications",
+            [],
+            {"idx": pl.Int64, "model": pl.Utf8, "adjudicated_by": pl.Utf8},
+        )
         team = _read(
             db, TEAM_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "annotators": pl.Utf8, "disagree": pl.Int64}
         )
@@ -150,6 +157,7 @@ def load_frame(
         .join(tags, on=["idx", "model"], how="left")
         .join(tags_by, on=["idx", "model"], how="left")
         .join(team, on=["idx", "model"], how="left")
+        .join(adjudicated, on=["idx", "model"], how="left")
         .join(notes, on=["idx", "model"], how="left")
         .sort(["model_position", "idx"], maintain_order=True)
     )
@@ -167,6 +175,7 @@ _STORED_ORDER = (
     "tags_by",
     "annotators",
     "disagree",
+    "adjudicated_by",
     "note",
     "model_position",
 )

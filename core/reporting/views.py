@@ -58,6 +58,8 @@ def _expression(column: str) -> str | None:
         return _TAGS
     if column == "tags_by":
         return _TAGS_BY
+    if column == "adjudicated_by":
+        return "(SELECT annotator FROM adjudications a WHERE a.idx = r.idx AND a.model = r.model)"
     if column == "note":
         return "n.note"
     if column in RESULT_COLUMNS:

@@ -90,6 +90,7 @@ def test_each_annotator_keeps_their_own_tags_and_the_final_tags_follow_the_rule(
     assert rows[1]["tags"] == X
     assert rows[1]["tags_by"] == f"ann: {X}; ann: {Y}; bob: {X}"
     assert rows[2]["tags"] == Z and rows[2]["ex_reviewed"] == 1  # the adjudicated tag decides reviewed EX
+    assert rows[2]["adjudicated_by"] == "judge" and rows[1]["adjudicated_by"] is None
     assert rows[5]["tags"] is None and rows[5]["tags_by"] is None
 
 

@@ -61,6 +61,7 @@ async def test_a_blind_second_annotator(ws_copy: Evaluated) -> None:
                 db.execute("SELECT annotator, tag FROM annotations WHERE idx = ? AND model = ?", list(key))
             )
         assert adjudicated == (f'["{BOBS}", "{ANNS}"]', "bob")  # sorted
+        assert f"tags: {BOBS}, {ANNS}  (adjudicated by bob)" in screen.query_one(DetailPane).text("triage")
         assert annotators == {"ann": ANNS}  # bob's own undone tag stays undone
 
         await pilot.press("m")

@@ -359,13 +359,20 @@ def alias_line(gold: Sequence[TableAlias], pred: Sequence[TableAlias], *, resolv
 
 
 def render_triage(
-    tags: str, note: str, suggestions: list[Suggestion], tags_by: str = "", hidden: bool = False
+    tags: str,
+    note: str,
+    suggestions: list[Suggestion],
+    tags_by: str = "",
+    hidden: bool = False,
+    adjudicated_by: str = "",
 ) -> RenderableType:
     """The row's final tags and who gave which, the suggested causes not applied yet (a accepts the
     first), and its note. `hidden`: blind mode, others' tags not shown until this annotator tags the row."""
     out = Text()
     out.append("tags: ", style="bold")
     out.append(tags or "none yet (t to tag)", style="" if tags else "dim")
+    if adjudicated_by:
+        out.append(f"  (adjudicated by {adjudicated_by})", style="bold")
     if hidden:
         out.append("\n  others' tags hidden until you tag this row (--blind)", style="dim")
     for pair in (p for p in tags_by.split("; ") if p):

@@ -68,11 +68,11 @@ class Saved(Message):
         *,
         undo: bool = False,
         error: str = "",
-        rows: dict[tuple[int, str], tuple[str | None, str | None]] | None = None,
+        rows: dict[tuple[int, str], tuple[str | None, ...]] | None = None,
     ) -> None:
         super().__init__()
         self.change, self.undo, self.error = change, undo, error
-        self.rows = rows or {}  # (tags, tags_by) of the rows it touched, as stored after it
+        self.rows = rows or {}  # (tags, tags_by, adjudicated_by) of the rows it touched, as stored after it
 
 
 class GoldsChanged(Message):

@@ -72,6 +72,7 @@ class TriageMixin(BrowseState):
                 self.suggestions.get(key, []),
                 row.get("tags_by") or "",
                 hidden=bool(row.get("_hidden")),
+                adjudicated_by=row.get("adjudicated_by") or "",
             ),
         )
 
@@ -422,13 +423,16 @@ def _adjudicated(ws: Any, kind: str, pairs: list[RowKey], tag: str) -> Change:
     return Change(kind, tuple(changed), tag, annotator=ws.annotator)
 
 
-def _final_rows(ws: Any, pairs: tuple[RowKey, ...]) -> dict[RowKey, tuple[str | None, str | None]]:
-    """(tags, tags_by) of each row as the workspace holds them now: what the table shows after a change."""
+def _final_rows(ws: Any, pairs: tuple[RowKey, ...]) -> dict[RowKey, tuple[str | None, ...]]:
+    """(tags, tags_by, adjudicated_by) of each row as the workspace holds them now: what the table shows
+    after a change."""
     from sqltriage.core.workspace.annotators import annotator_tags
 
-    out: dict[RowKey, tuple[str | None, str | None]] = {}
+    out: dict[RowKey, tuple[str | None, ...]] = {}
     for pair in pairs:
         by = annotator_tags(ws.db, *pair)
         tags_by = "; ".join(f"{who}: {tag}" for who, tags in by.items() for tag in tags)
-        out[pair] = (", ".join(ws.tags_of(*pair)) or None, tags_by or None)
+        judge = ws.db.execute("SELECT annotator FROM adjudications WHERE idx = ? AND model = ?", list(pair))
+        found = judge.fetchone()
+        out[pair] = (", ".join(ws.tags_of(*pair)) or None, tags_by or None, found[0] if found else None)
     return out
