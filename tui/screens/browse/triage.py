@@ -86,6 +86,11 @@ class TriageMixin(BrowseState):
     def _row_tags(self, row: dict[str, Any]) -> list[str]:
         return [t for t in (row.get("tags") or "").split(", ") if t]
 
+    def _own_tags(self, row: dict[str, Any]) -> list[str]:
+        """The tags this annotator gave the row (its `tags_by` pairs under their name)."""
+        me = f"{self.app.workspace.annotator}: "  # type: ignore[attr-defined]
+        return [p[len(me) :] for p in (row.get("tags_by") or "").split("; ") if p.startswith(me)]
+
     def action_tag(self) -> None:
         row = self._triage_row()
         if row is None:
@@ -256,9 +261,11 @@ class TriageMixin(BrowseState):
         if row is None:
             return
         key = (row["index"], row["model"])
-        tags = self._row_tags(row)
+        tags = self._row_tags(row) if self.app.adjudicate else self._own_tags(row)  # type: ignore[attr-defined]
         if not tags:
-            self.notify("this row has no tag to remove")
+            self.notify(
+                "this row has no tag of yours to remove" if self._row_tags(row) else "this row has no tag"
+            )
             return
 
         def picked(tag: str | None) -> None:
