@@ -10,6 +10,7 @@ itself are never offered again. Undo is linear: each undo takes the newest chang
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 from datetime import datetime
@@ -17,6 +18,7 @@ from datetime import datetime
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.model import Dataset
 from sqltriage.core.triage import accepted_gold, tags
+from sqltriage.core.triage.adjudication import adjudicate
 from sqltriage.core.triage.tags import GOLD_KINDS, Change, Pair
 from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
 from sqltriage.core.workspace.annotators import LEGACY
@@ -71,10 +73,32 @@ def last_change(ws: Workspace, annotator: str | None = None) -> Change | None:
             _tag_change(ws, settled, annotator),
             _note_change(ws, settled, annotator),
             _gold_change(ws, settled, annotator),
+            _adjudication_change(ws, settled, annotator),
         )
         if c
     ]
     return max(candidates, key=lambda c: c.created) if candidates else None  # the first wins a tie
+
+
+def _adjudication_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
+    """The newest adjudication not undone yet, nor an undo: undoing it puts the row's final tags back."""
+    for seq, idx, model, before, after, created, by in ws.db.execute(
+        "SELECT seq, idx, model, before, after, created, annotator FROM adjudication_log "
+        "WHERE ? IS NULL OR annotator = ? ORDER BY seq DESC",
+        [who, who],
+    ):
+        if f"adj:{seq}" not in settled:
+            pair: Pair = (int(idx), str(model))
+            return Change(
+                "adjudicate",
+                (pair,),
+                id=f"adj:{seq}",
+                created=created,
+                annotator=str(by),
+                tags_before=None if before is None else tuple(json.loads(before)),
+                tags_after=None if after is None else tuple(json.loads(after)),
+            )
+    return None
 
 
 def _tag_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
@@ -126,7 +150,7 @@ def describe(change: Change) -> str:
             if before
             else f" on #{pair[0]} · {pair[1]}"
         )
-    elif len(change.pairs) == 1 and change.kind not in GOLD_KINDS:
+    elif len(change.pairs) == 1 and change.kind not in (*GOLD_KINDS, "adjudicate"):
         what += f" (#{change.pairs[0][0]} · {change.pairs[0][1]})"
     by = f" by {change.annotator}" if change.annotator else ""
     return f"{what}{by}, {when}"
@@ -151,7 +175,22 @@ def undo(
         return _undo_gold(ws, change, dataset, timeout, max_rows)
     with ws.write():
         _check_not_undone(ws, change)
-        if change.kind in ("tag", "untag"):
+        if change.kind == "adjudicate":  # the row's final tags as they were, adjudicated or not
+            before = ws.db.execute("SELECT coalesce(max(seq), 0) FROM adjudication_log").fetchone()[0]
+            pair = change.pairs[0]
+            adjudicate(ws, pair, change.tags_before, annotator=change.annotator or None)
+            first = ws.db.execute("SELECT min(seq) FROM adjudication_log WHERE seq > ?", [before]).fetchone()[
+                0
+            ]
+            by = f"adj:{first}" if first is not None else f"none:{change.id}"
+            done = Change(
+                "adjudicate",
+                change.pairs,
+                annotator=change.annotator,
+                tags_before=change.tags_after,
+                tags_after=change.tags_before,
+            )
+        elif change.kind in ("tag", "untag"):
             before = ws.db.execute("SELECT coalesce(max(seq), 0) FROM tag_log").fetchone()[0]
             done = tags.undo(ws, change)
             first = ws.db.execute("SELECT min(seq) FROM tag_log WHERE seq > ?", [before]).fetchone()[0]

@@ -20,7 +20,9 @@ GOLD_KINDS = ("accept_gold", "withdraw_gold")  # changes of the accepted alterna
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    kind: str  # "tag" | "untag" | "note" | "accept_gold" | "withdraw_gold" (core.accepted_gold)
+    kind: (
+        str  # "tag" | "untag" | "note" | "adjudicate" | "accept_gold" | "withdraw_gold" (core.accepted_gold)
+    )
     pairs: tuple[Pair, ...]  # the pairs really changed
     tag: str = ""
     notes_before: Mapping[Pair, str] = field(default_factory=dict)  # for "note"
@@ -29,6 +31,8 @@ class Change:
     created: float = 0.0  # when it was made (seconds since the epoch), 0 when not read from the logs
     sql: str = ""  # for "accept_gold"/"withdraw_gold": the alternative gold query; pairs holds (index, model)
     annotator: str = ""  # who made it ("" when not read from the logs)
+    tags_before: tuple[str, ...] | None = None  # for "adjudicate": the final tags set before (None: none)
+    tags_after: tuple[str, ...] | None = None  # and after (None: the adjudication withdrawn)
 
     def describe(self) -> str:
         if self.kind in GOLD_KINDS:
@@ -36,6 +40,9 @@ class Change:
             return accepted_gold.describe(
                 accepted_gold.ACCEPT if self.kind == "accept_gold" else accepted_gold.WITHDRAW, index, model
             )
+        if self.kind == "adjudicate":
+            after = ", ".join(self.tags_after) if self.tags_after is not None else "not adjudicated"
+            return f"adjudicated #{self.pairs[0][0]} · {self.pairs[0][1]}: {after or 'no tag'}"
         n = len(self.pairs)
         rows = f"{n} row{'s' if n != 1 else ''}"
         if self.kind == "tag":

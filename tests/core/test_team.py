@@ -85,6 +85,13 @@ def test_each_annotator_keeps_their_own_tags_and_the_final_tags_follow_the_rule(
         assert ws.tags_of(2, "a") == sorted([Y, Z])  # nothing shared: the union
         adjudicate(ws, (2, "a"), [Z], annotator="judge")
         assert ws.tags_of(2, "a") == [Z]
+        change = history.last_change(ws, "judge")  # an adjudication undoes like any change
+        assert change is not None and history.describe(change).startswith(
+            f"adjudicated #2 · a: {Z} by judge, "
+        )
+        history.undo(ws, change)
+        assert ws.tags_of(2, "a") == sorted([Y, Z]) and history.last_change(ws, "judge") is None
+        adjudicate(ws, (2, "a"), [Z], annotator="judge")
         frame = export_frame(load_frame(ws)).filter(pl.col("model") == "a").sort("index")
     rows = {r["index"]: r for r in frame.iter_rows(named=True)}
     assert rows[1]["tags"] == X

@@ -64,6 +64,18 @@ async def test_a_blind_second_annotator(ws_copy: Evaluated) -> None:
         assert f"tags: {BOBS}, {ANNS}  (adjudicated by bob)" in screen.query_one(DetailPane).text("triage")
         assert annotators == {"ann": ANNS}  # bob's own undone tag stays undone
 
+        await pilot.press("u")  # bob's newest change now: the adjudication
+        await settle(app, pilot)
+        assert isinstance(app.screen, Confirm)
+        assert app.screen.question.startswith(
+            f"Undo: adjudicated #{key[0]} · {key[1]}: {BOBS}, {ANNS} by bob"
+        )
+        await pilot.press("y")
+        await settle(app, pilot)
+        with sqlite3.connect(ws_copy.workspace) as db:
+            assert db.execute("SELECT count(*) FROM adjudications").fetchone()[0] == 0
+        assert "adjudicated by" not in screen.query_one(DetailPane).text("triage")
+
         await pilot.press("m")
         await settle(app, pilot)
         assert isinstance(app.screen, SummaryScreen)

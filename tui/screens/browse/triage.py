@@ -402,7 +402,11 @@ class TriageMixin(BrowseState):
         if change is None:
             self.notify(f"not saved: {message.error}", severity="error", timeout=10)
             return
-        if change.kind in ("tag", "untag"):  # the rows' final tags and who gave which, as now stored
+        if change.kind in (
+            "tag",
+            "untag",
+            "adjudicate",
+        ):  # the rows' final tags and who gave which, as stored
             from sqltriage.tui.blind import revealed
 
             self.frame = revealed(facets.with_row_tags(self.frame, message.rows), list(message.rows))
