@@ -113,7 +113,7 @@ def _add(ws: Workspace, b: Path) -> dict[str, int]:
             for table, kind, columns in (
                 ("tag_log", "tag", "action, idx, model, tag, created, annotator"),
                 ("note_log", "note", "idx, model, before, after, created, annotator"),
-                ("adjudication_log", "", "idx, model, before, after, annotator, created"),
+                ("adjudication_log", "adj", "idx, model, before, after, annotator, created"),
             ):
                 n = 0
                 names = [c.strip() for c in columns.split(",")]
