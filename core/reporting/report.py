@@ -136,8 +136,11 @@ def load_frame(
             [],
             {"idx": pl.Int64, "model": pl.Utf8, "adjudicated_by": pl.Utf8},
         )
-        team = _read(
-            db, TEAM_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "annotators": pl.Utf8, "disagree": pl.Int64}
+        deciders = _read(
+            db, DECIDERS_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "annotators": pl.Utf8, "k": pl.Int64}
+        )
+        given = _read(
+            db, GIVEN_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "given": pl.Int64, "n_tags": pl.Int64}
         )
         notes = _read(
             db,
@@ -156,7 +159,7 @@ def load_frame(
         .join(positions, on="model", how="inner")
         .join(tags, on=["idx", "model"], how="left")
         .join(tags_by, on=["idx", "model"], how="left")
-        .join(team, on=["idx", "model"], how="left")
+        .join(_team(deciders, given), on=["idx", "model"], how="left")
         .join(adjudicated, on=["idx", "model"], how="left")
         .join(notes, on=["idx", "model"], how="left")
         .sort(["model_position", "idx"], maintain_order=True)
@@ -179,21 +182,31 @@ _STORED_ORDER = (
     "note",
     "model_position",
 )
-# per row: who decided it (names space-joined, a space inside a name written "_": the `annotators` facet)
-# and whether they disagree (1: some tag was given by some of them and not by all)
-TEAM_SQL = (
-    "WITH n AS (SELECT idx, model, count(*) AS k, group_concat(replace(annotator, ' ', '_'), ' ') AS who "
-    "FROM (SELECT idx, model, annotator FROM annotated ORDER BY idx, model, annotator) GROUP BY idx, model), "
-    "t AS (SELECT idx, model, tag, count(*) AS c FROM annotations GROUP BY idx, model, tag) "
-    "SELECT n.idx, n.model, n.who AS annotators, "
-    "coalesce((SELECT max(t.c < n.k) FROM t WHERE t.idx = n.idx AND t.model = n.model), 0) AS disagree FROM n"
-)
 # who gave which tag: "annotator: tag" pairs, "; "-joined, by annotator then tag (the export's `tags_by`)
 TAGS_BY_SQL = (
     "SELECT idx, model, group_concat(annotator || ': ' || tag, '; ') AS tags_by FROM "
     "(SELECT idx, model, annotator, tag FROM annotations ORDER BY idx, model, annotator, tag) "
     "GROUP BY idx, model"
 )
+# who decided each row (names space-joined, a space inside a name written "_": the `annotators` facet), and
+# how many (k); with how many (annotator, tag) pairs the row has (given) over how many distinct tags
+DECIDERS_SQL = (
+    "SELECT idx, model, group_concat(replace(annotator, ' ', '_'), ' ') AS annotators, count(*) AS k FROM "
+    "(SELECT idx, model, annotator FROM annotated ORDER BY idx, model, annotator) GROUP BY idx, model"
+)
+GIVEN_SQL = (
+    "SELECT idx, model, count(*) AS given, count(DISTINCT tag) AS n_tags FROM annotations GROUP BY idx, model"
+)
+
+
+def _team(deciders: pl.DataFrame, given: pl.DataFrame) -> pl.DataFrame:
+    """`annotators` and `disagree` per row: 1 when two or more decided it and some tag was not given by all
+    (every tag given by all k of them makes given = n_tags × k)."""
+    joined = deciders.join(given, on=["idx", "model"], how="left")
+    short = pl.col("given").fill_null(0) < pl.col("n_tags").fill_null(0) * pl.col("k")
+    return joined.select(
+        "idx", "model", "annotators", ((pl.col("k") >= 2) & short).cast(pl.Int64).alias("disagree")
+    )
 
 
 def _read_results(
