@@ -153,6 +153,8 @@ class SqlTriageApp(App[None]):
         self.initial_theme = theme
         self.load_error = ""
         self.write_turns = WriteTurns()
+        self.blind = False  # others' tags on a row hidden until this annotator has tagged it (--blind)
+        self.adjudicate = False  # tag changes set the rows' final tags (--adjudicate)
         self.idle_gc = IdleCollector()  # full garbage collections wait for a pause in the typing
 
     def on_mount(self) -> None:
@@ -193,14 +195,16 @@ class SqlTriageApp(App[None]):
             max_rows=getattr(self.options, "max_rows", 100_000),
         )
         opening = message.opening
-        browse = BrowseScreen(
-            message.frame,
-            sources,
-            message.models,
-            ex_mode=self.ex_mode,
-            index=getattr(opening, "index", None),
-            cells=getattr(opening, "cells", None),
-        )
+        frame, index, cells = message.frame, getattr(opening, "index", None), getattr(opening, "cells", None)
+        if self.blind:  # others' tags hidden until this annotator tags the row: index and cells made again
+            from sqltriage.tui.blind import blinded, hidden_rows
+
+            frame, index, cells = (
+                blinded(frame, hidden_rows(self.workspace, self.workspace.annotator)),
+                None,
+                None,
+            )
+        browse = BrowseScreen(frame, sources, message.models, ex_mode=self.ex_mode, index=index, cells=cells)
         if isinstance(self.screen, ProgressScreen):
             self.switch_screen(browse)
         else:  # opened from a preload, without a progress screen
@@ -304,6 +308,9 @@ def create_app(
     facets_closed: Sequence[str] = (),
     open_note: str = "",
     preload: Preload | None = None,
+    annotator: str | None = None,
+    blind: bool = False,
+    adjudicate: bool = False,
 ) -> SqlTriageApp:
     """The app on `workspace` for these inputs; opening the workspace here lets a bad path fail early.
 
@@ -313,7 +320,7 @@ def create_app(
 
     path = Path(workspace)
     existing = path.exists() and path.stat().st_size > 0
-    return SqlTriageApp(
+    app = SqlTriageApp(
         # an existing workspace is only read until the user changes something (a tag, a note, a model)
         Workspace.open_for_reading(path, writes_later=True) if existing else Workspace.open(path),
         dataset,
@@ -329,3 +336,7 @@ def create_app(
         open_note=open_note,
         preload=preload,
     )
+    if annotator:
+        app.workspace.annotator = annotator
+    app.blind, app.adjudicate = blind, adjudicate
+    return app

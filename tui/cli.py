@@ -108,6 +108,24 @@ def _add_verify_options(p: argparse.ArgumentParser, *, bound: bool = True) -> No
         )
 
 
+def _add_team_options(p: argparse.ArgumentParser) -> None:
+    """Who the app's changes are by, and how the team works (docs/workspace.md, "Team triage")."""
+    p.add_argument(
+        "--annotator",
+        metavar="NAME",
+        help="record your tags, notes and golds under NAME (default: [triage] annotator in config.toml, "
+        "else your OS user name)",
+    )
+    p.add_argument(
+        "--blind", action="store_true", help="hide other annotators' tags on a row until you have tagged it"
+    )
+    p.add_argument(
+        "--adjudicate",
+        action="store_true",
+        help="adjudicate: your tag changes set each row's final tags (recorded as adjudicated)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sqltriage",
@@ -126,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
     _add_neighbour_options(p)
+    _add_team_options(p)
 
     p = sub.add_parser("check", help="validate and summarise inputs without evaluating")
     _add_inputs(p)
@@ -204,6 +223,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=int, default=None, metavar="N", help="evaluation processes (default: cores)"
     )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
+    _add_team_options(p)
+    p.add_argument(
+        "--users",
+        metavar="FILE",
+        help="one `NAME TOKEN` per line: a browser must give its token (?token=… or the login page) and "
+        "tags as NAME",
+    )
+    p.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="allow a non-loopback --host without --users: anyone who reaches the port tags as --annotator",
+    )
 
     p = sub.add_parser(
         "diff", help="compare two queries: categories, EM, partial match, and results with --db"
@@ -248,7 +279,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pipeline", metavar="NAME", help="spaCy pipeline for question features")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     _add_findings(sub)
+    _add_team(sub)
     return parser
+
+
+def _add_team(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """agreement, tags import, merge: several annotators on one study."""
+    p = sub.add_parser("agreement", help="how far annotators agree: Cohen's κ per pair and tag, Fleiss' κ")
+    p.add_argument("--workspace", required=True, metavar="FILE", help="workspace file made by eval or open")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    p = sub.add_parser("tags", help="`tags import FILE.csv`: tags made elsewhere, as one annotator's")
+    tags_sub = p.add_subparsers(dest="tags_command", metavar="import", required=True)
+    q = tags_sub.add_parser("import", help="import index,model,tags[,note] lines (all or nothing)")
+    q.add_argument("file", metavar="FILE.csv")
+    q.add_argument("--workspace", required=True, metavar="FILE", help="workspace file made by eval or open")
+    q.add_argument("--annotator", metavar="NAME", help="whose tags these are (default: as for open)")
+    q.add_argument("--adjudicate", action="store_true", help="the file's tags are the rows' final tags")
+
+    p = sub.add_parser(
+        "merge", help="merge two workspaces of one study tagged apart: every annotator's changes"
+    )
+    p.add_argument("a", metavar="A.db")
+    p.add_argument("b", metavar="B.db")
+    p.add_argument("--out", required=True, metavar="C.db", help="the merged workspace (a new file)")
 
 
 def _add_findings(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

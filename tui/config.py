@@ -30,6 +30,7 @@ class Config:
     facets_open: tuple[str, ...] = ()  # facet sections the user opened / closed in the sidebar
     facets_closed: tuple[str, ...] = ()
     cache_max_size: int | None = 1024**3  # bytes; None = never pruned on its own ([cache] max_size = "off")
+    annotator: str | None = None  # [triage] annotator: who this user's tags are by (default: the OS user)
 
 
 def config_path() -> Path:
@@ -48,12 +49,14 @@ def load_config(path: Path | None = None) -> Config:
         raise UsageError(
             f"cannot read the config ({exc})", path=path, hint="fix or remove the file"
         ) from None
-    unknown = sorted(set(data) - {"keys", "default_ex_mode", "taxonomy", "theme", "facets", "cache"})
+    unknown = sorted(
+        set(data) - {"keys", "default_ex_mode", "taxonomy", "theme", "facets", "cache", "triage"}
+    )
     if unknown:
         raise UsageError(
             f"unknown setting(s) {', '.join(unknown)}",
             path=path,
-            hint="known: [keys], [facets], [cache], default_ex_mode, taxonomy, theme (see docs/config.md)",
+            hint="known: [keys], [facets], [cache], [triage], default_ex_mode, taxonomy, theme (see docs/config.md)",
         )
     keys = data.get("keys", {})
     if not isinstance(keys, dict) or not all(isinstance(v, str) for v in keys.values()):
@@ -74,7 +77,38 @@ def load_config(path: Path | None = None) -> Config:
             tax_path = path.parent / tax_path  # relative to the config file, not to the working folder
     opened, closed = _facet_sections(data.get("facets", {}), path)
     limit = _cache_limit(data.get("cache", {}), path)
-    return Config({str(k): v for k, v in keys.items()}, mode, tax_path, theme, opened, closed, limit)
+    annotator = _annotator(data.get("triage", {}), path)
+    return Config(
+        {str(k): v for k, v in keys.items()}, mode, tax_path, theme, opened, closed, limit, annotator
+    )
+
+
+def _annotator(table: object, path: Path) -> str | None:
+    """`[triage] annotator = "NAME"`: the name the user's changes are recorded under."""
+    if not isinstance(table, dict) or set(table) - {"annotator"}:
+        raise UsageError('[triage] holds only annotator = "NAME"', path=path, where="triage")
+    value = table.get("annotator")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(
+            "triage.annotator must be a non-empty name in quotes", path=path, where="triage.annotator"
+        )
+    return " ".join(value.split())
+
+
+def resolve_annotator(given: str | None, config: Config | None = None) -> str:
+    """Who the changes are by: --annotator, else `[triage] annotator` in config.toml, else the OS user."""
+    from sqltriage.core.workspace.annotators import clean_name, os_user
+
+    if given is not None:
+        name = clean_name(given)
+        if not name:
+            raise UsageError("--annotator needs a non-empty name")
+        return name
+    if config is None:
+        config = load_config()
+    return config.annotator or os_user()
 
 
 def _cache_limit(table: object, path: Path) -> int | None:

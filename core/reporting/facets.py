@@ -37,6 +37,7 @@ FACETS: tuple[tuple[str, str], ...] = (
     ("official_quirk", "official evaluator scores differently"),
     ("equivalence", "equivalence (--verify)"),
     ("tag", "tag"),
+    ("annotators", "annotators"),
 )
 FACET_KEYS = tuple(k for k, _ in FACETS)
 NONE_VALUE = "(none)"  # the facet value of a row whose column is empty
@@ -47,7 +48,7 @@ TS_FALSE_POSITIVE = "EX pass, fails on a neighbour (EX false positive)"  # needs
 
 # --- membership options: a part of a combination, named readably --------------------------------------
 
-MEMBERSHIP_FACETS = ("structural", "operators", "reasoning")
+MEMBERSHIP_FACETS = ("structural", "operators", "reasoning", "annotators")  # annotators: "has ann"
 # The codes of core/sql/categories.py (STRUCTURAL_LETTERS, OPERATOR_TYPES) with the README's names for them.
 PART_NAMES: dict[str, dict[str, str]] = {
     "structural": {
@@ -155,6 +156,7 @@ def outcome_exprs() -> dict[str, pl.Expr]:
         "does not parse": _is("parse_ok", 0),
         "database missing": _is("db_missing", 1),
         "EX modes disagree": _modes_disagree(),
+        "annotators disagree": _is("disagree", 1),
         "EX pass, EM fail (EM false negative?)": _is("ex", 1) & _is("em", 0),
         f"EX fail, PM ≥ {NEAR_MISS_PM} (near miss)": _is("ex", 0)
         & (pl.col("pm") >= NEAR_MISS_PM).fill_null(False),
@@ -256,6 +258,10 @@ def prepare(frame: pl.DataFrame) -> pl.DataFrame:
     Done once per load, so that every keystroke filters with cheap column comparisons only. The
     searched text is not made here: `FacetIndex` keeps it per distinct text, when a search first asks.
     """
+    missing = [c for c in ("annotators", "disagree") if c not in frame.columns]  # a frame made elsewhere
+    frame = frame.with_columns(
+        pl.lit(None, dtype=pl.Utf8 if c == "annotators" else pl.Int64).alias(c) for c in missing
+    )
     text_facets = [
         facet_text(frame, c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}")
         for c in _COLUMN_FACETS
@@ -331,8 +337,7 @@ def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False
 
 # --- the fast path: row numbers and live counts from numpy codes, built once per load ------------------
 
-_COLUMN_FACETS = ("model", "structural", "operators", "hardness", "reasoning", "db_id", "official_quirk")
-_COLUMN_FACETS += ("equivalence",)
+_COLUMN_FACETS = tuple(k for k, _ in FACETS if k not in ("outcome", "tag"))  # facets of a column
 _RETAGGED = ("tags", "note")  # the columns a frame of the same rows may have changed (`retagged`)
 _WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse earlier searches
 
@@ -639,28 +644,15 @@ def _patched(frame: pl.DataFrame, pairs: Mapping[tuple[int, str], str | None], c
     return joined.with_columns(value.alias(column)).drop("_new", "_hit")
 
 
-def with_tag_change(
-    frame: pl.DataFrame, pairs: Iterable[tuple[int, str]], tag: str, *, added: bool
+def with_row_tags(
+    frame: pl.DataFrame, rows: Mapping[tuple[int, str], tuple[str | None, ...]]
 ) -> pl.DataFrame:
-    """The prepared frame after `tag` was added to (or removed from) `pairs`: `tags` and the tag facet.
-
-    Only the touched rows change, so the table and the live counts follow a triage change at once
-    without reloading the workspace. Tags stay sorted and joined by ", " as the workspace lists them.
-    """
-    wanted = set(pairs)
-    if not wanted:
-        return frame
-    keys = pl.DataFrame(
-        {"index": [i for i, _ in wanted], "model": [m for _, m in wanted]},
-        schema={"index": pl.Int64, "model": pl.Utf8},
-    )
-    touched = frame.select("index", "model", "tags").join(keys, on=["index", "model"], how="semi")
-    new: dict[tuple[int, str], str | None] = {}
-    for index, model, tags in touched.iter_rows():
-        current = {t for t in (tags or "").split(", ") if t}
-        current = current | {tag} if added else current - {tag}
-        new[(index, model)] = ", ".join(sorted(current)) or None
-    out = _patched(frame, new, "tags")
+    """The prepared frame with these rows' (tags, tags_by, adjudicated_by) as the workspace holds them after
+    a change, and the tag facet: only the touched rows change, so the counts follow at once."""
+    out = frame
+    for at, column in enumerate(("tags", "tags_by", "adjudicated_by")):
+        if rows and (column == "tags" or column in out.columns):
+            out = _patched(out, {k: v[at] if at < len(v) else None for k, v in rows.items()}, column)
     return out.with_columns(_tag_list(pl.col("tags")).alias("_f_tag")) if "_f_tag" in out.columns else out
 
 

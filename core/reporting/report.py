@@ -51,10 +51,12 @@ EXPORT_COLUMNS = (
     "reasoning",
     "error",
     "tags",
+    "tags_by",
     "note",
     "suggested",
 )
 EXTRA_COLUMNS = (
+    "adjudicated_by",  # who set the row's final tags (docs/workspace.md, "Team triage"), else empty
     "sm_authors",
     "om_authors",
     "vm_authors",
@@ -127,6 +129,19 @@ def load_frame(
             [],
             {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8},
         )
+        tags_by = _read(db, TAGS_BY_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "tags_by": pl.Utf8})
+        adjudicated = _read(
+            db,
+            "SELECT idx, model, annotator AS adjudicated_by FROM adjudications",
+            [],
+            {"idx": pl.Int64, "model": pl.Utf8, "adjudicated_by": pl.Utf8},
+        )
+        deciders = _read(
+            db, DECIDERS_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "annotators": pl.Utf8, "k": pl.Int64}
+        )
+        given = _read(
+            db, GIVEN_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "given": pl.Int64, "n_tags": pl.Int64}
+        )
         notes = _read(
             db,
             "SELECT idx, model, note FROM notes",
@@ -143,9 +158,13 @@ def load_frame(
         results.join(examples, on="idx", how="inner")
         .join(positions, on="model", how="inner")
         .join(tags, on=["idx", "model"], how="left")
+        .join(tags_by, on=["idx", "model"], how="left")
+        .join(_team(deciders, given), on=["idx", "model"], how="left")
+        .join(adjudicated, on=["idx", "model"], how="left")
         .join(notes, on=["idx", "model"], how="left")
         .sort(["model_position", "idx"], maintain_order=True)
     )
+    frame = frame.with_columns(pl.col("disagree").fill_null(0))
     order = [c for c in _STORED_ORDER if c in frame.columns or c == "index"]
     return reviewed_columns(frame.rename({"idx": "index"}).select(order))
 
@@ -156,9 +175,38 @@ _STORED_ORDER = (
     *(c for c in RESULT_COLUMNS if c != "idx"),
     *(c for c in EXAMPLE_COLUMNS if c != "idx"),
     "tags",
+    "tags_by",
+    "annotators",
+    "disagree",
+    "adjudicated_by",
     "note",
     "model_position",
 )
+# who gave which tag: "annotator: tag" pairs, "; "-joined, by annotator then tag (the export's `tags_by`)
+TAGS_BY_SQL = (
+    "SELECT idx, model, group_concat(annotator || ': ' || tag, '; ') AS tags_by FROM "
+    "(SELECT idx, model, annotator, tag FROM annotations ORDER BY idx, model, annotator, tag) "
+    "GROUP BY idx, model"
+)
+# who decided each row (names space-joined, a space inside a name written "_": the `annotators` facet), and
+# how many (k); with how many (annotator, tag) pairs the row has (given) over how many distinct tags
+DECIDERS_SQL = (
+    "SELECT idx, model, group_concat(replace(annotator, ' ', '_'), ' ') AS annotators, count(*) AS k FROM "
+    "(SELECT idx, model, annotator FROM annotated ORDER BY idx, model, annotator) GROUP BY idx, model"
+)
+GIVEN_SQL = (
+    "SELECT idx, model, count(*) AS given, count(DISTINCT tag) AS n_tags FROM annotations GROUP BY idx, model"
+)
+
+
+def _team(deciders: pl.DataFrame, given: pl.DataFrame) -> pl.DataFrame:
+    """`annotators` and `disagree` per row: 1 when two or more decided it and some tag was not given by all
+    (every tag given by all k of them makes given = n_tags × k)."""
+    joined = deciders.join(given, on=["idx", "model"], how="left")
+    short = pl.col("given").fill_null(0) < pl.col("n_tags").fill_null(0) * pl.col("k")
+    return joined.select(
+        "idx", "model", "annotators", ((pl.col("k") >= 2) & short).cast(pl.Int64).alias("disagree")
+    )
 
 
 def _read_results(

@@ -21,6 +21,11 @@ _TAGS = (
     "(SELECT tag FROM tags t WHERE t.idx = r.idx AND t.model = r.model ORDER BY tag))"
 )
 
+_TAGS_BY = (
+    "(SELECT group_concat(annotator || ': ' || tag, '; ') FROM (SELECT annotator, tag FROM annotations a "
+    "WHERE a.idx = r.idx AND a.model = r.model ORDER BY annotator, tag))"
+)
+
 
 def _has_tag(name: str) -> str:
     """SQL: the row has the tag `name`, alone or after a category (as core.review recognises it)."""
@@ -51,6 +56,10 @@ def _expression(column: str) -> str | None:
         return "r.idx"
     if column == "tags":
         return _TAGS
+    if column == "tags_by":
+        return _TAGS_BY
+    if column == "adjudicated_by":
+        return "(SELECT annotator FROM adjudications a WHERE a.idx = r.idx AND a.model = r.model)"
     if column == "note":
         return "n.note"
     if column in RESULT_COLUMNS:

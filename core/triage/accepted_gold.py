@@ -27,7 +27,7 @@ from sqltriage.core.workspace.store import Workspace
 LOG_SQL = (
     "CREATE TABLE IF NOT EXISTS alternative_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
     "action TEXT NOT NULL, idx INTEGER NOT NULL, sql TEXT NOT NULL, model TEXT, "
-    "accepted_at REAL, created REAL NOT NULL)"
+    "accepted_at REAL, created REAL NOT NULL, annotator TEXT)"
 )
 ACCEPT, WITHDRAW = "accept", "withdraw"
 EX_MODES = ("spider", "bird", "archer")  # as core.exec_compare.EX_MODES (not imported: it loads sqlglot)
@@ -194,9 +194,9 @@ def _change(
         else:
             ws.db.execute("DELETE FROM alternatives WHERE idx = ? AND sql = ?", [idx, sql])
         seq = ws.db.execute(
-            "INSERT INTO alternative_log (action, idx, sql, model, accepted_at, created) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [action, idx, sql, model or "", when, time.time()],
+            "INSERT INTO alternative_log (action, idx, sql, model, accepted_at, created, annotator) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [action, idx, sql, model or "", when, time.time(), ws.annotator],
         ).lastrowid
         assert seq is not None
         if within is not None:

@@ -10,6 +10,7 @@ itself are never offered again. Undo is linear: each undo takes the newest chang
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 from datetime import datetime
@@ -17,8 +18,10 @@ from datetime import datetime
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.model import Dataset
 from sqltriage.core.triage import accepted_gold, tags
+from sqltriage.core.triage.adjudication import adjudicate
 from sqltriage.core.triage.tags import GOLD_KINDS, Change, Pair
 from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from sqltriage.core.workspace.annotators import LEGACY
 from sqltriage.core.workspace.store import Workspace
 
 _INVERSE = {"add": "tag", "remove": "untag"}
@@ -33,54 +36,93 @@ def _settled(ws: Workspace) -> set[str]:
     return out
 
 
-def _tag_groups(ws: Workspace) -> list[tuple[float, int, str, str, str]]:
-    """(created, last seq, id, action, tag) of every tag change, newest first."""
+def _tag_groups(ws: Workspace, who: str | None) -> list[tuple[float, int, str, str, str, str]]:
+    """(created, last seq, id, action, tag, annotator) of every tag change (of `who` alone when given),
+    newest first."""
     rows = ws.db.execute(
-        "SELECT created, max(seq), min(seq), action, tag FROM tag_log "
-        "GROUP BY created, action, tag ORDER BY max(seq) DESC"
+        "SELECT created, max(seq), min(seq), action, tag, coalesce(annotator, ?) AS a FROM tag_log "
+        "GROUP BY created, action, tag, a HAVING ? IS NULL OR a = ? ORDER BY max(seq) DESC",
+        [LEGACY, who, who],
     )
-    return [(c, last, f"tag:{first}", a, t) for c, last, first, a, t in rows]
+    return [(c, last, f"tag:{first}", a, t, by) for c, last, first, a, t, by in rows]
 
 
-def _gold_change(ws: Workspace, settled: set[str]) -> Change | None:
+def _gold_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
     """The newest acceptance or withdrawal of an alternative gold not undone yet, nor an undo."""
     accepted_gold.ensure_tables(ws)
-    for seq, action, idx, sql, model, created in ws.db.execute(
-        "SELECT seq, action, idx, sql, model, created FROM alternative_log ORDER BY seq DESC"
+    for seq, action, idx, sql, model, created, by in ws.db.execute(
+        "SELECT seq, action, idx, sql, model, created, coalesce(annotator, ?) AS a FROM alternative_log "
+        "WHERE ? IS NULL OR a = ? ORDER BY seq DESC",
+        [LEGACY, who, who],
     ):
         if f"gold:{seq}" not in settled:
             pair: Pair = (int(idx), str(model or ""))
-            return Change(_GOLD_KIND[action], (pair,), id=f"gold:{seq}", created=created, sql=sql)
+            return Change(
+                _GOLD_KIND[action], (pair,), id=f"gold:{seq}", created=created, sql=sql, annotator=by
+            )
     return None
 
 
-def last_change(ws: Workspace) -> Change | None:
-    """The newest change not undone yet (tags, notes or accepted golds, whoever wrote it)."""
+def last_change(ws: Workspace, annotator: str | None = None) -> Change | None:
+    """The newest change not undone yet (tags, notes or accepted golds): `annotator`'s own when given,
+    anyone's when None."""
     settled = _settled(ws)
     candidates = [
-        c for c in (_tag_change(ws, settled), _note_change(ws, settled), _gold_change(ws, settled)) if c
+        c
+        for c in (
+            _tag_change(ws, settled, annotator),
+            _note_change(ws, settled, annotator),
+            _gold_change(ws, settled, annotator),
+            _adjudication_change(ws, settled, annotator),
+        )
+        if c
     ]
     return max(candidates, key=lambda c: c.created) if candidates else None  # the first wins a tie
 
 
-def _tag_change(ws: Workspace, settled: set[str]) -> Change | None:
-    tag = next(((c, i, a, t) for c, _, i, a, t in _tag_groups(ws) if i not in settled), None)
+def _adjudication_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
+    """The newest adjudication not undone yet, nor an undo: undoing it puts the row's final tags back."""
+    for seq, idx, model, before, after, created, by in ws.db.execute(
+        "SELECT seq, idx, model, before, after, created, annotator FROM adjudication_log "
+        "WHERE ? IS NULL OR annotator = ? ORDER BY seq DESC",
+        [who, who],
+    ):
+        if f"adj:{seq}" not in settled:
+            pair: Pair = (int(idx), str(model))
+            return Change(
+                "adjudicate",
+                (pair,),
+                id=f"adj:{seq}",
+                created=created,
+                annotator=str(by),
+                tags_before=None if before is None else tuple(json.loads(before)),
+                tags_after=None if after is None else tuple(json.loads(after)),
+            )
+    return None
+
+
+def _tag_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
+    tag = next(((c, i, a, t, b) for c, _, i, a, t, b in _tag_groups(ws, who) if i not in settled), None)
     if tag is None:
         return None
-    created, change_id, action, name = tag
+    created, change_id, action, name, by = tag
     first = int(change_id.partition(":")[2])
     pairs = ws.db.execute(
         "SELECT idx, model FROM tag_log WHERE seq >= ? AND created = ? AND action = ? AND tag = ? "
-        "ORDER BY seq",
-        [first, created, action, name],
+        "AND coalesce(annotator, ?) = ? ORDER BY seq",
+        [first, created, action, name, LEGACY, by],
     )
     kind = _INVERSE.get(action, action)
-    return Change(kind, tuple((int(i), str(m)) for i, m in pairs), name, id=change_id, created=created)
+    return Change(
+        kind, tuple((int(i), str(m)) for i, m in pairs), name, id=change_id, created=created, annotator=by
+    )
 
 
-def _note_change(ws: Workspace, settled: set[str]) -> Change | None:
-    for seq, idx, model, before, after, created in ws.db.execute(
-        "SELECT seq, idx, model, before, after, created FROM note_log ORDER BY seq DESC"
+def _note_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
+    for seq, idx, model, before, after, created, by in ws.db.execute(
+        "SELECT seq, idx, model, before, after, created, coalesce(annotator, ?) AS a FROM note_log "
+        "WHERE ? IS NULL OR a = ? ORDER BY seq DESC",
+        [LEGACY, who, who],
     ):
         if f"note:{seq}" not in settled:
             pair: Pair = (int(idx), str(model))
@@ -91,6 +133,7 @@ def _note_change(ws: Workspace, settled: set[str]) -> Change | None:
                 notes_after={pair: after or ""},
                 id=f"note:{seq}",
                 created=created,
+                annotator=by,
             )
     return None
 
@@ -107,9 +150,10 @@ def describe(change: Change) -> str:
             if before
             else f" on #{pair[0]} · {pair[1]}"
         )
-    elif len(change.pairs) == 1 and change.kind not in GOLD_KINDS:
+    elif len(change.pairs) == 1 and change.kind not in (*GOLD_KINDS, "adjudicate"):
         what += f" (#{change.pairs[0][0]} · {change.pairs[0][1]})"
-    return f"{what}, {when}"
+    by = f" by {change.annotator}" if change.annotator else ""
+    return f"{what}{by}, {when}"
 
 
 def undo(
@@ -131,7 +175,22 @@ def undo(
         return _undo_gold(ws, change, dataset, timeout, max_rows)
     with ws.write():
         _check_not_undone(ws, change)
-        if change.kind in ("tag", "untag"):
+        if change.kind == "adjudicate":  # the row's final tags as they were, adjudicated or not
+            before = ws.db.execute("SELECT coalesce(max(seq), 0) FROM adjudication_log").fetchone()[0]
+            pair = change.pairs[0]
+            adjudicate(ws, pair, change.tags_before, annotator=change.annotator or None)
+            first = ws.db.execute("SELECT min(seq) FROM adjudication_log WHERE seq > ?", [before]).fetchone()[
+                0
+            ]
+            by = f"adj:{first}" if first is not None else f"none:{change.id}"
+            done = Change(
+                "adjudicate",
+                change.pairs,
+                annotator=change.annotator,
+                tags_before=change.tags_after,
+                tags_after=change.tags_before,
+            )
+        elif change.kind in ("tag", "untag"):
             before = ws.db.execute("SELECT coalesce(max(seq), 0) FROM tag_log").fetchone()[0]
             done = tags.undo(ws, change)
             first = ws.db.execute("SELECT min(seq) FROM tag_log WHERE seq > ?", [before]).fetchone()[0]

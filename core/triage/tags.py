@@ -20,7 +20,9 @@ GOLD_KINDS = ("accept_gold", "withdraw_gold")  # changes of the accepted alterna
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    kind: str  # "tag" | "untag" | "note" | "accept_gold" | "withdraw_gold" (core.accepted_gold)
+    kind: (
+        str  # "tag" | "untag" | "note" | "adjudicate" | "accept_gold" | "withdraw_gold" (core.accepted_gold)
+    )
     pairs: tuple[Pair, ...]  # the pairs really changed
     tag: str = ""
     notes_before: Mapping[Pair, str] = field(default_factory=dict)  # for "note"
@@ -28,6 +30,9 @@ class Change:
     id: str = ""  # where the workspace's logs hold it (core.history), "" when not read from them
     created: float = 0.0  # when it was made (seconds since the epoch), 0 when not read from the logs
     sql: str = ""  # for "accept_gold"/"withdraw_gold": the alternative gold query; pairs holds (index, model)
+    annotator: str = ""  # who made it ("" when not read from the logs)
+    tags_before: tuple[str, ...] | None = None  # for "adjudicate": the final tags set before (None: none)
+    tags_after: tuple[str, ...] | None = None  # and after (None: the adjudication withdrawn)
 
     def describe(self) -> str:
         if self.kind in GOLD_KINDS:
@@ -35,6 +40,9 @@ class Change:
             return accepted_gold.describe(
                 accepted_gold.ACCEPT if self.kind == "accept_gold" else accepted_gold.WITHDRAW, index, model
             )
+        if self.kind == "adjudicate":
+            after = ", ".join(self.tags_after) if self.tags_after is not None else "not adjudicated"
+            return f"adjudicated #{self.pairs[0][0]} · {self.pairs[0][1]}: {after or 'no tag'}"
         n = len(self.pairs)
         rows = f"{n} row{'s' if n != 1 else ''}"
         if self.kind == "tag":
@@ -56,18 +64,21 @@ def _logged(ws: Workspace, after: int, action: str, tag: str) -> tuple[Pair, ...
     return tuple((int(i), str(m)) for i, m in rows)
 
 
-def add_tag(ws: Workspace, pairs: Iterable[Pair], tag: str) -> Change:
-    """Tag every pair (one transaction); the change lists the pairs that did not have the tag yet."""
+def add_tag(ws: Workspace, pairs: Iterable[Pair], tag: str, *, annotator: str | None = None) -> Change:
+    """Tag every pair (one transaction) as `annotator` (default: the workspace's); the change lists the
+    pairs this annotator had not tagged so yet."""
     tag = tag.strip()
+    who = annotator or ws.annotator
     before = _last_seq(ws)
-    ws.add_tags(list(pairs), tag)
-    return Change("tag", _logged(ws, before, "add", tag), tag)
+    ws.add_tags(list(pairs), tag, annotator=who)
+    return Change("tag", _logged(ws, before, "add", tag), tag, annotator=who)
 
 
-def remove_tag(ws: Workspace, pairs: Iterable[Pair], tag: str) -> Change:
+def remove_tag(ws: Workspace, pairs: Iterable[Pair], tag: str, *, annotator: str | None = None) -> Change:
+    who = annotator or ws.annotator
     before = _last_seq(ws)
-    ws.remove_tags(list(pairs), tag)
-    return Change("untag", _logged(ws, before, "remove", tag), tag)
+    ws.remove_tags(list(pairs), tag, annotator=who)
+    return Change("untag", _logged(ws, before, "remove", tag), tag, annotator=who)
 
 
 def set_note(ws: Workspace, pair: Pair, text: str) -> Change:
@@ -78,22 +89,24 @@ def set_note(ws: Workspace, pair: Pair, text: str) -> Change:
         after = ws.note_of(*pair)
         if after != before:
             _log_note(ws, pair, before, after)
-    return Change("note", (pair,), notes_before={pair: before}, notes_after={pair: after})
+    return Change(
+        "note", (pair,), notes_before={pair: before}, notes_after={pair: after}, annotator=ws.annotator
+    )
 
 
 def _log_note(ws: Workspace, pair: Pair, before: str, after: str) -> None:
     ws.db.execute(
-        "INSERT INTO note_log (idx, model, before, after, created) VALUES (?, ?, ?, ?, ?)",
-        [pair[0], pair[1], before, after, time.time()],
+        "INSERT INTO note_log (idx, model, before, after, created, annotator) VALUES (?, ?, ?, ?, ?, ?)",
+        [pair[0], pair[1], before, after, time.time(), ws.annotator],
     )
 
 
 def undo(ws: Workspace, change: Change) -> Change:
     """Apply the inverse of `change` (itself one transaction per kind) and return what it did."""
-    if change.kind == "tag":
-        return remove_tag(ws, change.pairs, change.tag)
+    if change.kind == "tag":  # an annotator's tags are undone as theirs, whoever asks
+        return remove_tag(ws, change.pairs, change.tag, annotator=change.annotator or None)
     if change.kind == "untag":
-        return add_tag(ws, change.pairs, change.tag)
+        return add_tag(ws, change.pairs, change.tag, annotator=change.annotator or None)
     after: dict[Pair, str] = {}
     with ws.write():  # every note of the change restored together (nested writes join this one)
         for pair, text in change.notes_before.items():
@@ -102,4 +115,6 @@ def undo(ws: Workspace, change: Change) -> Change:
             after[pair] = ws.note_of(*pair)
             if after[pair] != current:
                 _log_note(ws, pair, current, after[pair])
-    return Change("note", change.pairs, notes_before=dict(change.notes_after), notes_after=after)
+    return Change(
+        "note", change.pairs, notes_before=dict(change.notes_after), notes_after=after, annotator=ws.annotator
+    )

@@ -53,8 +53,9 @@ def stand_in_for_missing(
     """Temporary tables for the missing `tables` ({name: column definitions}) and temporary views for the
     tables lacking some of `columns` ({table: {column: SQL type}}), in this connection only."""
     present = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    temporary = {r[0] for r in db.execute("SELECT name FROM sqlite_temp_master")}
     for name, definition in tables.items():
-        if name not in present:
+        if name not in present and name not in temporary:
             db.execute(f"CREATE TEMP TABLE [{name}] ({definition})")
     for table, wanted in columns.items():
         if table not in present:

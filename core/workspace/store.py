@@ -18,6 +18,7 @@ from typing import Any
 
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.model import Dataset
+from sqltriage.core.workspace import annotators
 from sqltriage.core.workspace.reading import (
     define_temporarily,
     reading_connection,
@@ -25,7 +26,7 @@ from sqltriage.core.workspace.reading import (
     unwritable_reason,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: annotators (core/workspace/annotators.py)
 APPLICATION_ID = 0x53515454  # "SQTT": marks the file as ours, so a foreign SQLite file is never written to
 BUSY_TIMEOUT_MS = 15_000
 
@@ -123,13 +124,16 @@ TABLES: dict[str, str] = {  # name → column definitions: the tables every work
     "models": "name TEXT PRIMARY KEY, path TEXT, format TEXT, sha256 TEXT, result_key TEXT, position INTEGER, "
     "added REAL",
     "results": f"{_columns_sql(RESULT_COLUMNS)}, PRIMARY KEY (model, idx)",
-    "tags": "idx INTEGER, model TEXT, tag TEXT, created REAL, PRIMARY KEY (idx, model, tag)",
-    "notes": "idx INTEGER, model TEXT, note TEXT, updated REAL, PRIMARY KEY (idx, model)",
-    "tag_log": "seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT, idx INTEGER, model TEXT, tag TEXT, created REAL",
+    "tags": "idx INTEGER, model TEXT, tag TEXT, created REAL, PRIMARY KEY (idx, model, tag)",  # final tags
+    "notes": "idx INTEGER, model TEXT, note TEXT, updated REAL, annotator TEXT, PRIMARY KEY (idx, model)",
+    "tag_log": "seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT, idx INTEGER, model TEXT, tag TEXT, "
+    "created REAL, annotator TEXT",
     "note_log": "seq INTEGER PRIMARY KEY AUTOINCREMENT, idx INTEGER, model TEXT, before TEXT, after TEXT, "
-    "created REAL",
+    "created REAL, annotator TEXT",
     "undo_log": "undone TEXT PRIMARY KEY, undone_by TEXT, created REAL",
+    **annotators.TABLES,
 }
+_LOGGED_COLUMNS = {table: {"annotator": "TEXT"} for table in annotators.LOGGED}
 SCHEMA = (
     "".join(f"CREATE TABLE IF NOT EXISTS {name} ({columns});\n" for name, columns in TABLES.items())
     + "CREATE INDEX IF NOT EXISTS results_idx ON results (idx);\n"
@@ -196,6 +200,7 @@ class Workspace:
         self._retired: list[sqlite3.Connection] = []  # reading connections replaced by a writing one
         self._defined: list[str] = []  # tables `define`d while reading: made for real once writing
         self._switch = threading.Lock()
+        self.annotator = annotators.os_user()  # who the changes made through this workspace are by
 
     # --- opening ---------------------------------------------------------------------------------------
 
@@ -228,9 +233,8 @@ class Workspace:
             conn = reading_connection(path, reason, BUSY_TIMEOUT_MS / 1000)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             _check_version(conn, path)
-            stand_in_for_missing(
-                conn, TABLES, {"examples": _types(EXAMPLE_COLUMNS), "results": _types(RESULT_COLUMNS)}
-            )
+            annotators.stand_in(conn)
+            stand_in_for_missing(conn, TABLES, _STAND_IN_COLUMNS)
             conn.execute("PRAGMA query_only = 1")
         except WorkspaceError:
             conn.close()  # type: ignore[union-attr]
@@ -308,9 +312,8 @@ class Workspace:
         db = reading_connection(self.path, self.read_only_reason, BUSY_TIMEOUT_MS / 1000)
         try:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            stand_in_for_missing(
-                db, TABLES, {"examples": _types(EXAMPLE_COLUMNS), "results": _types(RESULT_COLUMNS)}
-            )
+            annotators.stand_in(db)
+            stand_in_for_missing(db, TABLES, _STAND_IN_COLUMNS)
             db.execute("PRAGMA query_only = 1")
             db.execute("BEGIN")
             yield db
@@ -332,6 +335,10 @@ class Workspace:
                 self.db.execute(
                     "INSERT INTO meta (key, value) VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
                 )
+            elif int(version) < SCHEMA_VERSION:
+                self.db.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)]
+                )
             elif int(version) > SCHEMA_VERSION:
                 raise WorkspaceError(
                     f"was written by a newer sqltriage (workspace schema {version}, this version reads "
@@ -340,6 +347,7 @@ class Workspace:
                     hint="upgrade sqltriage, or use another --workspace",
                 )
             self._add_missing_columns()
+            annotators.migrate(self.db)
 
     def _add_missing_columns(self) -> None:
         """A workspace from an older version lacks the columns added since: add them (empty)."""
@@ -497,36 +505,43 @@ class Workspace:
 
     # --- tags and notes --------------------------------------------------------------------------------
 
-    def add_tags(self, pairs: Iterable[tuple[int, str]], tag: str) -> int:
+    def add_tags(self, pairs: Iterable[tuple[int, str]], tag: str, *, annotator: str | None = None) -> int:
         tag = tag.strip()
         if not tag:
             raise WorkspaceError("a tag cannot be empty")
-        return self._change_tags(pairs, tag, "add")
+        return self._change_tags(pairs, tag, "add", annotator or self.annotator)
 
-    def remove_tags(self, pairs: Iterable[tuple[int, str]], tag: str) -> int:
-        return self._change_tags(pairs, tag, "remove")
+    def remove_tags(self, pairs: Iterable[tuple[int, str]], tag: str, *, annotator: str | None = None) -> int:
+        return self._change_tags(pairs, tag, "remove", annotator or self.annotator)
 
-    def _change_tags(self, pairs: Iterable[tuple[int, str]], tag: str, action: str) -> int:
-        """Apply one tag change to many rows in one transaction, logging each row it really changed."""
+    def _change_tags(self, pairs: Iterable[tuple[int, str]], tag: str, action: str, annotator: str) -> int:
+        """One annotator's tag change on many rows in one transaction, logging each row it really changed;
+        the rows' final tags (`tags`) follow in the same transaction."""
         now = time.time()
         changed = 0
+        pairs = list(pairs)
         with self.write():
             for idx, model in pairs:
                 if action == "add":
                     cur = self.db.execute(
-                        "INSERT OR IGNORE INTO tags (idx, model, tag, created) VALUES (?, ?, ?, ?)",
-                        [idx, model, tag, now],
+                        "INSERT OR IGNORE INTO annotations (idx, model, tag, annotator, created) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        [idx, model, tag, annotator, now],
                     )
                 else:
                     cur = self.db.execute(
-                        "DELETE FROM tags WHERE idx = ? AND model = ? AND tag = ?", [idx, model, tag]
+                        "DELETE FROM annotations WHERE idx = ? AND model = ? AND tag = ? AND annotator = ?",
+                        [idx, model, tag, annotator],
                     )
                 if cur.rowcount:
                     changed += 1
                     self.db.execute(
-                        "INSERT INTO tag_log (action, idx, model, tag, created) VALUES (?, ?, ?, ?, ?)",
-                        [action, idx, model, tag, now],
+                        "INSERT INTO tag_log (action, idx, model, tag, created, annotator) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        [action, idx, model, tag, now, annotator],
                     )
+            annotators.mark_annotated(self.db, pairs, annotator, now)
+            annotators.refresh(self.db, pairs, now)
         return changed
 
     def tags_of(self, idx: int, model: str) -> list[str]:
@@ -541,8 +556,8 @@ class Workspace:
         with self.write():
             if note.strip():
                 self.db.execute(
-                    "INSERT OR REPLACE INTO notes (idx, model, note, updated) VALUES (?, ?, ?, ?)",
-                    [idx, model, note, time.time()],
+                    "INSERT OR REPLACE INTO notes (idx, model, note, updated, annotator) VALUES (?, ?, ?, ?, ?)",
+                    [idx, model, note, time.time(), self.annotator],
                 )
             else:
                 self.db.execute("DELETE FROM notes WHERE idx = ? AND model = ?", [idx, model])
@@ -605,8 +620,11 @@ def _locked_or(exc: sqlite3.OperationalError, path: Path) -> WorkspaceError:
     return WorkspaceError(f"cannot be used ({exc})", path=path)
 
 
-def _types(columns: Mapping[str, type]) -> dict[str, str]:
-    return {name: _SQL_TYPES[kind] for name, kind in columns.items()}
+_STAND_IN_COLUMNS = {
+    "examples": {name: _SQL_TYPES[kind] for name, kind in EXAMPLE_COLUMNS.items()},
+    "results": {name: _SQL_TYPES[kind] for name, kind in RESULT_COLUMNS.items()},
+    **_LOGGED_COLUMNS,
+}
 
 
 def _check_version(db: sqlite3.Connection, path: Path) -> None:

@@ -48,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import verify_bench
 
         return verify_bench.main(argv[1:])
+    if argv[:1] == ["team"]:  # several annotators on 20,000 tagged rows: tagging, the frame, agreement
+        from tests.bench import team_bench
+
+        return team_bench.main(argv[1:])
     if argv[:1] == ["launch"]:  # opening the app, timed from outside in a real terminal (8 and 130 systems)
         from tests.bench import launch_bench
 

@@ -88,7 +88,7 @@ def test_an_acceptance_undone_in_a_later_session_leaves_the_workspace_as_before(
     with Workspace.open(workspace) as ws:  # a new session: the acceptance is the change `u` offers
         change = history.last_change(ws)
         assert change is not None and change.kind == "accept_gold"
-        assert history.describe(change).startswith("accepted alternative gold for #0 from model a, ")
+        assert history.describe(change).startswith("accepted alternative gold for #0 from model a by ")
         with pytest.raises(WorkspaceError, match="dataset"):
             history.undo(ws, change)  # re-scoring needs the dataset
         done = history.undo(ws, change, dataset=ds, **LIMITS)

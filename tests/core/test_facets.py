@@ -136,7 +136,7 @@ def test_index_after_a_tag_change(frame: pl.DataFrame) -> None:
     prepared = facets.prepare(frame)
     index = facets.FacetIndex(prepared)
     row = prepared.row(5, named=True)
-    retagged = facets.with_tag_change(prepared, [(row["index"], row["model"])], "new-tag", added=True)
+    retagged = facets.with_row_tags(prepared, {(row["index"], row["model"]): ("new-tag", "ann: new-tag")})
     rows = index.retagged(retagged).rows(facets.Filters().toggled("tag", "new-tag"))
     assert rows.tolist() == [5]
     assert index.row_number(row["index"], row["model"]) == 5
@@ -216,6 +216,8 @@ def test_membership_counts_are_live(frame: pl.DataFrame) -> None:
     assert counts == facets.facet_counts(prepared, f)
     for facet in facets.MEMBERSHIP_FACETS:
         listed = counts[facets.membership_key(facet)]
+        if facet == "annotators":  # 3 rows tagged, none under this filter (test_team covers this facet)
+            continue
         assert listed, facet
         for option, n in listed:
             chosen = facets.Filters(

@@ -28,7 +28,7 @@ def test_undo_walks_back_through_sessions(tmp_path: Path) -> None:
     with _ws(path) as ws:  # session 3 undoes all three, newest first
         last = history.last_change(ws)
         assert last is not None and (last.kind, last.pairs) == ("untag", ((2, "b"),))
-        assert history.describe(last).startswith("removed 'Table: missing' from 1 row (#2 · b), ")
+        assert history.describe(last).startswith("removed 'Table: missing' from 1 row (#2 · b) by ")
         history.undo(ws, last)
         assert ws.tags_of(2, "b") == ["Table: missing"]
 
@@ -39,7 +39,7 @@ def test_undo_walks_back_through_sessions(tmp_path: Path) -> None:
 
         bulk = history.last_change(ws)
         assert bulk is not None and bulk.kind == "tag" and len(bulk.pairs) == 3
-        assert history.describe(bulk).startswith("tagged 3 rows 'Table: missing', ")
+        assert history.describe(bulk).startswith("tagged 3 rows 'Table: missing' by ")
         history.undo(ws, bulk)
         assert [ws.tags_of(i, m) for i, m in bulk.pairs] == [[], [], []]
         assert history.last_change(ws) is None  # undos themselves are not offered

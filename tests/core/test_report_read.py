@@ -112,11 +112,10 @@ def test_first_columns_then_the_rest_equal_a_full_read(tmp_path: Path) -> None:
             # prepared for the screen, and tagged while the rest was being read: both kept
             prepared = facets.prepare(facets.use_ex_mode(first, "bird"))
             rest = load_rest(ws, prepared)
-            tagged = facets.with_tag_change(prepared, [(0, "a")], "late tag", added=True)
+            late = {(0, "a"): ("late tag", "ann: late tag")}
+            tagged = facets.with_row_tags(prepared, late)
             merged = with_rest(tagged, rest)
-            expected = facets.with_tag_change(
-                facets.prepare(facets.use_ex_mode(full, "bird")), [(0, "a")], "late tag", added=True
-            )
+            expected = facets.with_row_tags(facets.prepare(facets.use_ex_mode(full, "bird")), late)
             assert_frame_equal(merged, expected)
 
             # what the sidebar and the table show is the same from the first columns alone

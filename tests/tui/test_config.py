@@ -62,3 +62,21 @@ async def test_bird_mode_drives_status_and_facets(sample_ws: Evaluated) -> None:
         for needed in ("browse.tag", "browse.tag_all", "browse.undo", "browse.note", "browse.export"):
             assert needed in ids
         assert {"summary.metric", "picker.cancel", "note.save"} <= ids
+
+
+def test_the_annotator_comes_from_the_flag_else_the_config_else_the_os_user(tmp_path: Path) -> None:
+    from sqltriage.core.workspace.annotators import os_user
+    from sqltriage.tui.config import resolve_annotator
+
+    path = tmp_path / "config.toml"
+    path.write_text('[triage]\nannotator = "  Ann  Lee "\n', encoding="utf-8")
+    config = load_config(path)
+    assert config.annotator == "Ann Lee"
+    assert resolve_annotator("bob", config) == "bob"
+    assert resolve_annotator(None, config) == "Ann Lee"
+    assert resolve_annotator(None, Config()) == os_user()
+    with pytest.raises(UsageError, match="--annotator needs a non-empty name"):
+        resolve_annotator("  ", config)
+    path.write_text('[triage]\nannotator = ""\n', encoding="utf-8")
+    with pytest.raises(UsageError, match=r"triage\.annotator"):
+        load_config(path)

@@ -88,7 +88,9 @@ async def test_undo_in_a_later_session(ws_copy: Evaluated) -> None:
         await pilot.press("u")
         await settle(app, pilot)
         assert isinstance(app.screen, Confirm)
-        assert app.screen.question.startswith(f"Undo: tagged 1 row 'Table: missing' (#{key[0]} · {key[1]}), ")
+        assert app.screen.question.startswith(
+            f"Undo: tagged 1 row 'Table: missing' (#{key[0]} · {key[1]}) by "
+        )
         await pilot.press("y")
         await settle(app, pilot)
         assert screen.saved_log[-1] == "undone: removed 'Table: missing' from 1 row"
@@ -97,7 +99,7 @@ async def test_undo_in_a_later_session(ws_copy: Evaluated) -> None:
         # the next undo offers the change before: the two rows tagged when the workspace was made
         await pilot.press("u")
         await settle(app, pilot)
-        assert app.screen.question.startswith(f"Undo: tagged 2 rows {TAG!r}, ")
+        assert app.screen.question.startswith(f"Undo: tagged 2 rows {TAG!r} by ")
         await pilot.press("n")  # declined: nothing changes
         await settle(app, pilot)
     with sqlite3.connect(ws_copy.workspace) as db:

@@ -59,7 +59,7 @@ def many_models(ev: Evaluated, path: Path) -> Path:
 
 async def test_sample_first_open_shows_hardness_and_reasoning(sample_ws: Evaluated) -> None:
     app = create_app(sample_ws.workspace, sample_ws.inputs.dataset, sample_ws.inputs.predictions, OPTIONS)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(160, 52)) as pilot:
         await wait_ready(app, pilot)
         side = sidebar(app)
         headers = [line[2:].split("  ")[0] for line in side if line[:1] and line[0] in "▾▸"]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from sqltriage.core.errors import UsageError
 from sqltriage.core.model import Dataset
 from sqltriage.core.triage.taxonomy import load_taxonomy
-from sqltriage.tui.config import config_path, load_config
+from sqltriage.tui.config import config_path, load_config, resolve_annotator
 from sqltriage.tui.inputs import Inputs, default_workspace, load_inputs
 
 if TYPE_CHECKING:
@@ -138,6 +138,9 @@ def run(args: argparse.Namespace) -> int:
         facets_closed=config.facets_closed,
         open_note=note,
         preload=early if early is not None and early.ex_mode == config.default_ex_mode else None,
+        annotator=resolve_annotator(getattr(args, "annotator", None), config),
+        blind=bool(getattr(args, "blind", False)),
+        adjudicate=bool(getattr(args, "adjudicate", False)),
     )
     app.run()
     return 1 if app.load_error else 0

@@ -75,6 +75,7 @@ class SummaryScreen(Screen):
         Binding("2", "show_tab('compare')", "Compare tab", show=False, id="summary.tab_compare"),
         Binding("3", "show_tab('dataset')", "Dataset tab", show=False, id="summary.tab_dataset"),
         Binding("4", "show_tab('slices')", "Slices tab", show=False, id="summary.tab_slices"),
+        Binding("5", "show_tab('agreement')", "Agreement tab", show=False, id="summary.tab_agreement"),
     ]
 
     def __init__(self, frame: pl.DataFrame, models: list[str], *, ex_mode: str = "spider") -> None:
@@ -131,6 +132,8 @@ class SummaryScreen(Screen):
                     yield Select(options, value=self.models[0], allow_blank=False, id="slices-model")
                 yield Label("", id="slices-title")
                 yield DataTable(id="slices-table", cursor_type="row", zebra_stripes=True)
+            with TabPane("Agreement", id="sum-agreement"), VerticalScroll():
+                yield Static(Text("computed when this tab opens", style="dim"), id="agreement-body")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -331,6 +334,23 @@ class SummaryScreen(Screen):
         if event.pane.id == "sum-dataset" and not self.analysis_shown:
             self.analysis_shown = True
             self._analysis_worker()
+        if event.pane.id == "sum-agreement":
+            self._agreement_worker()
+
+    @work(thread=True, exclusive=True, group="agreement")
+    def _agreement_worker(self) -> None:
+        """Annotator agreement as `sqltriage agreement` prints it, read from the workspace as it is now."""
+        from sqltriage.core.triage.agreement import compute, read_labels, text_report
+
+        app: Any = self.app
+        if getattr(app, "blind", False):
+            text = Text("hidden in blind mode: agreement would tell what the others gave", style="dim")
+        else:
+            try:
+                text = Text(text_report(compute(read_labels(app.workspace))))
+            except Exception as exc:  # shown, never a crash
+                text = Text(f"agreement could not be computed: {exc}", style="bold red")
+        self.app.call_from_thread(self.query_one("#agreement-body", Static).update, text)
 
     @work(thread=True, exclusive=True, group="analysis")
     def _analysis_worker(self) -> None:

@@ -358,11 +358,28 @@ def alias_line(gold: Sequence[TableAlias], pred: Sequence[TableAlias], *, resolv
 # --- triage -----------------------------------------------------------------------------------------
 
 
-def render_triage(tags: str, note: str, suggestions: list[Suggestion]) -> RenderableType:
-    """The row's tags, the suggested causes not applied yet (a accepts the first), and its note."""
+def render_triage(
+    tags: str,
+    note: str,
+    suggestions: list[Suggestion],
+    tags_by: str = "",
+    hidden: bool = False,
+    adjudicated_by: str = "",
+) -> RenderableType:
+    """The row's final tags and who gave which, the suggested causes not applied yet (a accepts the
+    first), and its note. `hidden`: blind mode, others' tags not shown until this annotator tags the row."""
     out = Text()
     out.append("tags: ", style="bold")
     out.append(tags or "none yet (t to tag)", style="" if tags else "dim")
+    if adjudicated_by:
+        out.append(f"  (adjudicated by {adjudicated_by})", style="bold")
+    if hidden:
+        out.append("\n  others' tags hidden until you tag this row (--blind)", style="dim")
+    for pair in (p for p in tags_by.split("; ") if p):
+        who, _, tag = pair.partition(": ")
+        out.append("\n  ")
+        out.append(who, style="bold")
+        out.append(f": {tag}")
     out.append("\n\nsuggested causes", style="bold underline")
     have = {t for t in tags.split(", ") if t}
     pending = [s for s in suggestions if s.tag not in have]

@@ -33,11 +33,12 @@ _FEWER = "\x1efewer"
 TOP = 8  # values a section shows before "more…"
 FILTER_CAP = 50  # matches a section lists while filtering before "more…"
 OPEN_BY_DEFAULT = frozenset({"outcome", "hardness", "reasoning", "tag"})
+CLOSED_BY_DEFAULT = frozenset({"annotators"})  # for a team's review: opened when wanted
 
 
 def open_by_default(facet: str, n_values: int) -> bool:
     """A section starts open when it is one of the small, always-useful facets or has few values."""
-    return facet in OPEN_BY_DEFAULT or n_values <= TOP
+    return facet not in CLOSED_BY_DEFAULT and (facet in OPEN_BY_DEFAULT or n_values <= TOP)
 
 
 def can_narrow(facet: str, values: Iterable[tuple[str, int]]) -> bool:

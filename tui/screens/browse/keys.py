@@ -26,6 +26,10 @@ BINDINGS: list[BindingType] = [
     Binding("d", "untag", "Remove tag", id="browse.untag"),
     Binding("D", "untag_all", "Remove tag from all filtered", show=False, id="browse.untag_all"),
     Binding("u", "undo", "Undo", id="browse.undo"),
+    Binding(
+        "U", "undo_anyone", "Undo the newest change, whoever made it", show=False, id="browse.undo_anyone"
+    ),
+    Binding("J", "toggle_adjudicate", "Adjudicate on/off", show=False, id="browse.adjudicate"),
     Binding("n", "note", "Note", id="browse.note"),
     Binding("e", "export", "Export", id="browse.export"),
     Binding("m", "summary", "Summary", id="browse.summary"),

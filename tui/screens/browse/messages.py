@@ -62,9 +62,17 @@ class LiveResult(Message):
 class Saved(Message):
     """A triage change committed to the workspace (or the error that stopped it)."""
 
-    def __init__(self, change: Change | None, *, undo: bool = False, error: str = "") -> None:
+    def __init__(
+        self,
+        change: Change | None,
+        *,
+        undo: bool = False,
+        error: str = "",
+        rows: dict[tuple[int, str], tuple[str | None, ...]] | None = None,
+    ) -> None:
         super().__init__()
         self.change, self.undo, self.error = change, undo, error
+        self.rows = rows or {}  # (tags, tags_by, adjudicated_by) of the rows it touched, as stored after it
 
 
 class GoldsChanged(Message):

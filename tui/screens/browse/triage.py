@@ -32,6 +32,7 @@ CHANGING_ACTIONS = frozenset(
         "untag",
         "untag_all",
         "undo",
+        "undo_anyone",
         "note",
     }
 )  # the keys that write to the workspace: off when it cannot be written
@@ -65,7 +66,14 @@ class TriageMixin(BrowseState):
         key = (row["index"], row["model"])
         self.query_one(DetailPane).set_tab(
             "triage",
-            render_triage(row.get("tags") or "", row.get("note") or "", self.suggestions.get(key, [])),
+            render_triage(
+                row.get("tags") or "",
+                row.get("note") or "",
+                self.suggestions.get(key, []),
+                row.get("tags_by") or "",
+                hidden=bool(row.get("_hidden")),
+                adjudicated_by=row.get("adjudicated_by") or "",
+            ),
         )
 
     def _filtered_pairs(self) -> list[RowKey]:
@@ -77,6 +85,11 @@ class TriageMixin(BrowseState):
 
     def _row_tags(self, row: dict[str, Any]) -> list[str]:
         return [t for t in (row.get("tags") or "").split(", ") if t]
+
+    def _own_tags(self, row: dict[str, Any]) -> list[str]:
+        """The tags this annotator gave the row (its `tags_by` pairs under their name)."""
+        me = f"{self.app.workspace.annotator}: "  # type: ignore[attr-defined]
+        return [p[len(me) :] for p in (row.get("tags_by") or "").split("; ") if p.startswith(me)]
 
     def action_tag(self) -> None:
         row = self._triage_row()
@@ -221,6 +234,10 @@ class TriageMixin(BrowseState):
             try:
                 text = change(ws)
                 frame = facets.prepare(facets.use_ex_mode(load_frame(ws, self.models or None), self.ex_mode))
+                if app.blind:  # type: ignore[attr-defined]
+                    from sqltriage.tui.blind import blinded, hidden_rows
+
+                    frame = blinded(frame, hidden_rows(ws, ws.annotator))
                 taken = accepted(ws)
             except Exception as exc:  # shown, never a crash: the workspace kept its last committed state
                 self.post_message(GoldsChanged(None, {}, "", error=str(exc)))
@@ -244,9 +261,11 @@ class TriageMixin(BrowseState):
         if row is None:
             return
         key = (row["index"], row["model"])
-        tags = self._row_tags(row)
+        tags = self._row_tags(row) if self.app.adjudicate else self._own_tags(row)  # type: ignore[attr-defined]
         if not tags:
-            self.notify("this row has no tag to remove")
+            self.notify(
+                "this row has no tag of yours to remove" if self._row_tags(row) else "this row has no tag"
+            )
             return
 
         def picked(tag: str | None) -> None:
@@ -288,18 +307,32 @@ class TriageMixin(BrowseState):
         self.app.push_screen(NoteEditor(f"note on #{key[0]} · {key[1]}", row.get("note") or ""), edited)
 
     def action_undo(self) -> None:
-        """Undo the newest change still in force, from the workspace's logs (so from any session).
+        """Undo your newest change still in force, from the workspace's logs (so from any session).
 
         What it would undo is read in a worker and shown for confirmation before anything is written.
         """
-        self._undo_lookup_worker()
+        self._undo_lookup_worker(self.app.workspace.annotator)  # type: ignore[attr-defined]
+
+    def action_undo_anyone(self) -> None:
+        """Undo the newest change still in force whoever made it (another annotator's, asked for)."""
+        self._undo_lookup_worker(None)
+
+    def action_toggle_adjudicate(self) -> None:
+        """Adjudication on or off: while on, tagging and untagging set the rows' final tags."""
+        app = self.app
+        app.adjudicate = not app.adjudicate  # type: ignore[attr-defined]
+        self.notify(
+            "adjudicating: t and d now set the final tags of a row"
+            if app.adjudicate  # type: ignore[attr-defined]
+            else "adjudication off: t and d change your own tags"
+        )
 
     @work(thread=True, group="save")
-    def _undo_lookup_worker(self) -> None:
+    def _undo_lookup_worker(self, annotator: str | None) -> None:
         from sqltriage.core.triage import history
 
         try:
-            change = history.last_change(self.app.workspace)  # type: ignore[attr-defined]
+            change = history.last_change(self.app.workspace, annotator)  # type: ignore[attr-defined]
         except Exception as exc:
             self.post_message(UndoFound(None, error=str(exc)))
             return
@@ -350,26 +383,33 @@ class TriageMixin(BrowseState):
                     from sqltriage.core.triage import history
 
                     change = history.undo(ws, undo_of)
+                elif kind in ("tag", "untag") and self.app.adjudicate:  # type: ignore[attr-defined]
+                    change = _adjudicated(ws, kind, pairs, value)
                 elif kind == "tag":
                     change = tags.add_tag(ws, pairs, value)
                 elif kind == "untag":
                     change = tags.remove_tag(ws, pairs, value)
                 else:
                     change = tags.set_note(ws, pairs[0], value)
+                rows = _final_rows(ws, change.pairs)
             except Exception as exc:  # shown, never a crash: the workspace kept its last committed state
                 self.post_message(Saved(None, error=str(exc)))
                 return
-        self.post_message(Saved(change, undo=undo_of is not None))
+        self.post_message(Saved(change, undo=undo_of is not None, rows=rows))
 
     def on_saved(self, message: Saved) -> None:
         change = message.change
         if change is None:
             self.notify(f"not saved: {message.error}", severity="error", timeout=10)
             return
-        if change.kind in ("tag", "untag"):
-            self.frame = facets.with_tag_change(
-                self.frame, change.pairs, change.tag, added=change.kind == "tag"
-            )
+        if change.kind in (
+            "tag",
+            "untag",
+            "adjudicate",
+        ):  # the rows' final tags and who gave which, as stored
+            from sqltriage.tui.blind import revealed
+
+            self.frame = revealed(facets.with_row_tags(self.frame, message.rows), list(message.rows))
         else:
             self.frame = facets.with_note(self.frame, change.notes_after)
         text = ("undone: " if message.undo else "saved: ") + change.describe()
@@ -377,3 +417,33 @@ class TriageMixin(BrowseState):
         self.notify(text)
         self.refilter()
         self._show_triage()
+
+
+def _adjudicated(ws: Any, kind: str, pairs: list[RowKey], tag: str) -> Change:
+    """Adjudication: the tag added to (or removed from) each row's final tags, recorded as adjudicated."""
+    from sqltriage.core.triage.adjudication import adjudicate, adjudicated
+
+    changed = []
+    with ws.write():
+        for pair in pairs:
+            current = set(adjudicated(ws, pair) or ws.tags_of(*pair))
+            new = current | {tag} if kind == "tag" else current - {tag}
+            if new != current:
+                adjudicate(ws, pair, sorted(new))
+                changed.append(pair)
+    return Change(kind, tuple(changed), tag, annotator=ws.annotator)
+
+
+def _final_rows(ws: Any, pairs: tuple[RowKey, ...]) -> dict[RowKey, tuple[str | None, ...]]:
+    """(tags, tags_by, adjudicated_by) of each row as the workspace holds them now: what the table shows
+    after a change."""
+    from sqltriage.core.workspace.annotators import annotator_tags
+
+    out: dict[RowKey, tuple[str | None, ...]] = {}
+    for pair in pairs:
+        by = annotator_tags(ws.db, *pair)
+        tags_by = "; ".join(f"{who}: {tag}" for who, tags in by.items() for tag in tags)
+        judge = ws.db.execute("SELECT annotator FROM adjudications WHERE idx = ? AND model = ?", list(pair))
+        found = judge.fetchone()
+        out[pair] = (", ".join(ws.tags_of(*pair)) or None, tags_by or None, found[0] if found else None)
+    return out
