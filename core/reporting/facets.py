@@ -197,7 +197,7 @@ def columns_read() -> frozenset[str]:
     return frozenset(used)
 
 
-def _outcome_column(name: str) -> str:
+def outcome_column(name: str) -> str:
     return f"_o{OUTCOMES.index(name)}"
 
 
@@ -247,7 +247,7 @@ class Filters:
         return " · ".join(parts) if parts else "no filter"
 
 
-def _tag_list(tags: pl.Expr) -> pl.Expr:
+def tag_list(tags: pl.Expr) -> pl.Expr:
     tags = tags.fill_null("")
     return pl.when(tags == "").then(pl.lit([NONE_VALUE])).otherwise(tags.str.split(", "))
 
@@ -266,18 +266,16 @@ def prepare(frame: pl.DataFrame) -> pl.DataFrame:
         facet_text(frame, c).cast(pl.Utf8).fill_null("").replace("", NONE_VALUE).alias(f"_f_{c}")
         for c in _COLUMN_FACETS
     ]
-    tag_list = _tag_list(pl.col("tags"))
-    outcomes = [expr.alias(_outcome_column(name)) for name, expr in outcome_exprs().items()]
-    return frame.with_columns(*text_facets, tag_list.alias("_f_tag"), *outcomes)
+    tags = tag_list(pl.col("tags"))
+    outcomes = [expr.alias(outcome_column(name)) for name, expr in outcome_exprs().items()]
+    return frame.with_columns(*text_facets, tags.alias("_f_tag"), *outcomes)
 
 
 def facet_expr(facet: str, values: frozenset[str] | set[str]) -> pl.Expr:
     """Rows having any of `values` in `facet` (a prepared frame)."""
     chosen = sorted(values)
     if facet == "outcome":
-        return pl.any_horizontal(
-            *(pl.col(_outcome_column(v)) for v in chosen if v in OUTCOMES), pl.lit(False)
-        )
+        return pl.any_horizontal(*(pl.col(outcome_column(v)) for v in chosen if v in OUTCOMES), pl.lit(False))
     if facet == "tag":
         return pl.col("_f_tag").list.set_intersection(pl.lit(chosen, dtype=pl.List(pl.Utf8))).list.len() > 0
     combos, parts = _split_chosen(facet, chosen)
@@ -338,7 +336,14 @@ def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False
 # --- the fast path: row numbers and live counts from numpy codes, built once per load ------------------
 
 _COLUMN_FACETS = tuple(k for k, _ in FACETS if k not in ("outcome", "tag"))  # facets of a column
-_RETAGGED = ("tags", "note")  # the columns a frame of the same rows may have changed (`retagged`)
+_RETAGGED = (
+    "tags",
+    "tags_by",
+    "adjudicated_by",
+    "annotators",
+    "disagree",
+    "note",
+)  # the columns a frame of the same rows may have changed (`retagged`)
 _WORD_CACHE = 64  # words whose matches are kept, so typing and erasing reuse earlier searches
 
 
@@ -397,6 +402,7 @@ class FacetIndex:
         if _shared is not None:  # same rows in the same order: only tags, notes or columns it lacked changed
             for name in ("_codes", "_labels", "_parts", "_outcomes", "_index", "_texts"):
                 setattr(self, name, getattr(_shared, name))
+            self._recode_team(frame)
         else:
             self._codes: dict[str, np.ndarray] = {}
             self._labels: dict[str, list[str]] = {}
@@ -407,7 +413,7 @@ class FacetIndex:
                 facet: _part_matrix(facet, self._labels[facet]) for facet in MEMBERSHIP_FACETS
             }
             self._outcomes = np.stack(
-                [frame.get_column(_outcome_column(n)).to_numpy() for n in OUTCOMES]
+                [frame.get_column(outcome_column(n)).to_numpy() for n in OUTCOMES]
             ).astype(bool)
             self._index = frame.get_column("index").to_numpy()
             # the searched texts, made when a search first needs them (or by `warm`): shared by `retagged`
@@ -421,6 +427,19 @@ class FacetIndex:
                 self._ranks.update((c, r) for c, r in _shared._ranks.items() if c not in _RETAGGED)
         self._words: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._lock = threading.Lock()
+
+    def _recode_team(self, frame: pl.DataFrame) -> None:
+        """Who decided a row and whether they disagree change with its tags: those codes are made anew,
+        in copies, so the index this one shares the rest with stays as it was."""
+        if "_f_annotators" not in frame.columns:
+            return
+        self._codes, self._labels, self._parts = dict(self._codes), dict(self._labels), dict(self._parts)
+        facet = "annotators"
+        self._codes[facet], self._labels[facet] = _codes(frame.get_column(f"_f_{facet}"))
+        self._parts[facet] = _part_matrix(facet, self._labels[facet])
+        row = OUTCOMES.index("annotators disagree")
+        self._outcomes = self._outcomes.copy()
+        self._outcomes[row] = frame.get_column(outcome_column("annotators disagree")).to_numpy().astype(bool)
 
     def retagged(self, frame: pl.DataFrame) -> FacetIndex:
         """The index of `frame`: the same rows as this one, whose tags or notes changed (or which gained
@@ -621,44 +640,6 @@ def for_export(frame: pl.DataFrame) -> pl.DataFrame:
     if "_ex_stored" in frame.columns:
         return frame.with_columns(pl.col("_ex_stored").alias("ex"))
     return frame
-
-
-def _pairs_frame(pairs: Mapping[tuple[int, str], str | None], column: str) -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "index": [i for i, _ in pairs],
-            "model": [m for _, m in pairs],
-            column: list(pairs.values()),
-            "_hit": [True] * len(pairs),
-        },
-        schema={"index": pl.Int64, "model": pl.Utf8, column: pl.Utf8, "_hit": pl.Boolean},
-    )
-
-
-def _patched(frame: pl.DataFrame, pairs: Mapping[tuple[int, str], str | None], column: str) -> pl.DataFrame:
-    if not pairs:
-        return frame
-    upd = _pairs_frame(pairs, "_new")
-    joined = frame.join(upd, on=["index", "model"], how="left", maintain_order="left")
-    value = pl.when(pl.col("_hit").fill_null(False)).then(pl.col("_new")).otherwise(pl.col(column))
-    return joined.with_columns(value.alias(column)).drop("_new", "_hit")
-
-
-def with_row_tags(
-    frame: pl.DataFrame, rows: Mapping[tuple[int, str], tuple[str | None, ...]]
-) -> pl.DataFrame:
-    """The prepared frame with these rows' (tags, tags_by, adjudicated_by) as the workspace holds them after
-    a change, and the tag facet: only the touched rows change, so the counts follow at once."""
-    out = frame
-    for at, column in enumerate(("tags", "tags_by", "adjudicated_by")):
-        if rows and (column == "tags" or column in out.columns):
-            out = _patched(out, {k: v[at] if at < len(v) else None for k, v in rows.items()}, column)
-    return out.with_columns(_tag_list(pl.col("tags")).alias("_f_tag")) if "_f_tag" in out.columns else out
-
-
-def with_note(frame: pl.DataFrame, notes: Mapping[tuple[int, str], str]) -> pl.DataFrame:
-    """The frame with these notes set ("" clears one)."""
-    return _patched(frame, {k: (v if v.strip() else None) for k, v in notes.items()}, "note")
 
 
 COMPARE_CELLS = ("both pass", "only A passes", "only B passes", "neither passes")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +197,15 @@ DECIDERS_SQL = (
 GIVEN_SQL = (
     "SELECT idx, model, count(*) AS given, count(DISTINCT tag) AS n_tags FROM annotations GROUP BY idx, model"
 )
+
+
+def row_team(by: Mapping[str, Sequence[str]]) -> tuple[str | None, int]:
+    """One row's (`annotators`, `disagree`) from each decider's tags (`annotator_tags`), by `_team`'s rule:
+    what the browse screen patches in after a change, so the facet and the outcome follow at once."""
+    names = " ".join(a.replace(" ", "_") for a in sorted(by)) or None
+    given = sum(len(t) for t in by.values())
+    n_tags = len({t for tags in by.values() for t in tags})
+    return names, int(len(by) >= 2 and given < n_tags * len(by))
 
 
 def _team(deciders: pl.DataFrame, given: pl.DataFrame) -> pl.DataFrame:

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
-from sqltriage.core.reporting import facets
+from sqltriage.core.reporting import facets, patches
 from sqltriage.core.reporting.report import load_frame
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
@@ -136,7 +136,7 @@ def test_index_after_a_tag_change(frame: pl.DataFrame) -> None:
     prepared = facets.prepare(frame)
     index = facets.FacetIndex(prepared)
     row = prepared.row(5, named=True)
-    retagged = facets.with_row_tags(prepared, {(row["index"], row["model"]): ("new-tag", "ann: new-tag")})
+    retagged = patches.with_row_tags(prepared, {(row["index"], row["model"]): ("new-tag", "ann: new-tag")})
     rows = index.retagged(retagged).rows(facets.Filters().toggled("tag", "new-tag"))
     assert rows.tolist() == [5]
     assert index.row_number(row["index"], row["model"]) == 5

@@ -98,7 +98,7 @@ def test_empty_workspace_reads_an_empty_frame(tmp_path: Path) -> None:
 
 
 def test_first_columns_then_the_rest_equal_a_full_read(tmp_path: Path) -> None:
-    from sqltriage.core.reporting import facets
+    from sqltriage.core.reporting import facets, patches
     from sqltriage.core.reporting.report import load_rest, missing_columns, with_rest
 
     with _filled(tmp_path / "w.sqltriage.db") as ws:
@@ -113,9 +113,9 @@ def test_first_columns_then_the_rest_equal_a_full_read(tmp_path: Path) -> None:
             prepared = facets.prepare(facets.use_ex_mode(first, "bird"))
             rest = load_rest(ws, prepared)
             late = {(0, "a"): ("late tag", "ann: late tag")}
-            tagged = facets.with_row_tags(prepared, late)
+            tagged = patches.with_row_tags(prepared, late)
             merged = with_rest(tagged, rest)
-            expected = facets.with_row_tags(facets.prepare(facets.use_ex_mode(full, "bird")), late)
+            expected = patches.with_row_tags(facets.prepare(facets.use_ex_mode(full, "bird")), late)
             assert_frame_equal(merged, expected)
 
             # what the sidebar and the table show is the same from the first columns alone

@@ -262,3 +262,33 @@ def test_the_annotators_facet_and_the_disagreement_outcome(tmp_path: Path) -> No
     assert rows("annotators", "has bob") == {(0, "a"), (1, "a"), (2, "a"), (4, "b")}
     assert rows("annotators", "ann bob") == {(0, "a"), (1, "a"), (2, "a")}
     assert dict(index.counts(facets.Filters())["annotators:membership"]) == {"has ann": 4, "has bob": 4}
+
+
+def test_a_tag_change_moves_the_annotators_facet_and_the_disagreement_at_once(tmp_path: Path) -> None:
+    """What the browse screen does after a tag (patch the loaded frame, re-index the same rows) counts the
+    annotators facet and "annotators disagree" as a fresh read of the workspace does."""
+    from sqltriage.core.reporting import facets, patches
+    from sqltriage.core.reporting.report import row_team
+    from sqltriage.core.workspace.annotators import annotator_tags
+
+    with Workspace.open(_study(tmp_path / "w.db")) as ws:
+        import_tags(ws, _csv(tmp_path / "ann.csv", ANN), default_taxonomy(), "ann")
+        import_tags(ws, _csv(tmp_path / "bob.csv", BOB), default_taxonomy(), "bob")
+        prepared = facets.prepare(load_frame(ws))
+        index = facets.FacetIndex(prepared)
+        before = index.counts(facets.Filters())
+        touched = [(3, "b"), (4, "b")]  # carl differs from ann on 3 and agrees with bob on 4
+        triage.add_tag(ws, touched, "Table: missing", annotator="carl")
+        rows = {}
+        for pair in touched:
+            by = annotator_tags(ws.db, *pair)
+            tags_by = "; ".join(f"{who}: {tag}" for who, tags in by.items() for tag in tags)
+            rows[pair] = (", ".join(ws.tags_of(*pair)) or None, tags_by, None, *row_team(by))
+        fresh = facets.FacetIndex(facets.prepare(load_frame(ws)))
+    patched = index.retagged(patches.with_row_tags(prepared, rows))
+    for facet in ("annotators", "annotators:membership", "outcome", "tag"):
+        assert dict(patched.counts(facets.Filters())[facet]) == dict(fresh.counts(facets.Filters())[facet])
+    after = dict(patched.counts(facets.Filters())["annotators:membership"])
+    assert after["has carl"] == 2 and "has carl" not in dict(before["annotators:membership"])
+    assert dict(patched.counts(facets.Filters())["outcome"])["annotators disagree"] == 3  # 1, 2 and now 3
+    assert dict(before["outcome"])["annotators disagree"] == 2  # the index it was made from is unchanged

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 from textual import work
 
-from sqltriage.core.reporting import facets
+from sqltriage.core.reporting import facets, patches
 from sqltriage.core.triage.tags import GOLD_KINDS, Change
 from sqltriage.tui.screens.browse.messages import GoldsChanged, Saved, UndoFound
 from sqltriage.tui.screens.browse.state import BrowseState, RowKey
@@ -409,9 +409,9 @@ class TriageMixin(BrowseState):
         ):  # the rows' final tags and who gave which, as stored
             from sqltriage.tui.blind import revealed
 
-            self.frame = revealed(facets.with_row_tags(self.frame, message.rows), list(message.rows))
+            self.frame = revealed(patches.with_row_tags(self.frame, message.rows), list(message.rows))
         else:
-            self.frame = facets.with_note(self.frame, change.notes_after)
+            self.frame = patches.with_note(self.frame, change.notes_after)
         text = ("undone: " if message.undo else "saved: ") + change.describe()
         self.saved_log.append(text)
         self.notify(text)
@@ -434,16 +434,18 @@ def _adjudicated(ws: Any, kind: str, pairs: list[RowKey], tag: str) -> Change:
     return Change(kind, tuple(changed), tag, annotator=ws.annotator)
 
 
-def _final_rows(ws: Any, pairs: tuple[RowKey, ...]) -> dict[RowKey, tuple[str | None, ...]]:
-    """(tags, tags_by, adjudicated_by) of each row as the workspace holds them now: what the table shows
-    after a change."""
+def _final_rows(ws: Any, pairs: tuple[RowKey, ...]) -> dict[RowKey, tuple[str | int | None, ...]]:
+    """(tags, tags_by, adjudicated_by, annotators, disagree) of each row as the workspace holds them now:
+    what the table, the facets and the outcomes show after a change."""
+    from sqltriage.core.reporting.report import row_team
     from sqltriage.core.workspace.annotators import annotator_tags
 
-    out: dict[RowKey, tuple[str | None, ...]] = {}
+    out: dict[RowKey, tuple[str | int | None, ...]] = {}
     for pair in pairs:
         by = annotator_tags(ws.db, *pair)
         tags_by = "; ".join(f"{who}: {tag}" for who, tags in by.items() for tag in tags)
         judge = ws.db.execute("SELECT annotator FROM adjudications WHERE idx = ? AND model = ?", list(pair))
         found = judge.fetchone()
-        out[pair] = (", ".join(ws.tags_of(*pair)) or None, tags_by or None, found[0] if found else None)
+        final = ", ".join(ws.tags_of(*pair)) or None
+        out[pair] = (final, tags_by or None, found[0] if found else None, *row_team(by))
     return out
