@@ -35,6 +35,7 @@ from sqltriage.core.verdicts.testsuite.constraints import (
     table_names,
 )
 from sqltriage.core.verdicts.testsuite.provenance import ROW_CAP, read_rows
+from sqltriage.core.verdicts.testsuite.simplify import ValueRules, simplify_values
 
 MAX_STEPS = 400  # differences tested per witness (each runs both queries once)
 MAX_SECONDS = 8.0  # a safety net for hostile queries; Spider's witnesses take a few milliseconds
@@ -119,6 +120,7 @@ class Shrunk:
     keys: list[ForeignKey]  # the foreign keys kept while shrinking (declared and extra)
     steps: int  # differences tested
     bounded: bool  # the step or time bound stopped the search before it was 1-minimal
+    simplified: int = 0  # cells whose long value was replaced by a simpler one
 
 
 class _Copy:
@@ -341,10 +343,12 @@ def shrink(
     *,
     extra_foreign_keys: ExtraForeignKeys = (),
     links: ExtraForeignKeys = (),
+    values: ValueRules | None = None,
     max_steps: int = MAX_STEPS,
     max_seconds: float = MAX_SECONDS,
 ) -> Shrunk:
-    """Shrink an in-memory copy of `source` (which differs) and write what is left to `out`."""
+    """Shrink an in-memory copy of `source` (which differs) and write what is left to `out`; with
+    `values` (the neighbour set's mined rules), then simplify its long values (simplify.py)."""
     copy = _Copy(source)
     try:
         keys = foreign_keys(copy.conn, extra_foreign_keys, links)
@@ -363,10 +367,24 @@ def shrink(
         _keep_read_rows(search)
         _keep_samples(search)
         _remove_rows(search)
+        simplified = _simplify(search, values) if values is not None else 0
         copy.write(out)
-        return Shrunk(copy.count(), keys, search.steps, search.bounded)
+        return Shrunk(copy.count(), keys, search.steps, search.bounded, simplified)
     finally:
         copy.close()
+
+
+def _simplify(search: _Search, values: ValueRules) -> int:
+    """The last stage: long values made simple where the queries still differ (within the step bound)."""
+    copy = search.copy
+
+    def still_differs(changed: set[str]) -> bool:
+        if search.out_of_budget():
+            return False
+        search.steps += 1
+        return search.differs(copy.conn, None if copy.has_views else changed)
+
+    return simplify_values(copy.conn, copy.with_rowid, copy.keys, values, still_differs)
 
 
 def _fresh(copy: _Copy, source: Path, keys: list[ForeignKey]) -> _Copy:

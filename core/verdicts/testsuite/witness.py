@@ -28,6 +28,7 @@ from sqltriage.core.verdicts.testsuite.constraints import (
     table_names,
 )
 from sqltriage.core.verdicts.testsuite.shrink import MAX_SECONDS, MAX_STEPS, Differ, shrink
+from sqltriage.core.verdicts.testsuite.simplify import value_rules
 
 WITNESS_DIR = "witnesses"
 INDEX_DIR = "index"  # <witness root>/index/: (inputs of a shrink) -> the witness it gave
@@ -116,7 +117,7 @@ _EARLIER_KEYS = 512
 _EARLIER_TRIED = 3  # the most recent witnesses of other predictions tried as a start
 
 
-SHRINK_VERSION = 2  # bump when shrinking can give other rows: the index then finds nothing it wrote before
+SHRINK_VERSION = 3  # 3: long values simplified; bump when shrinking can give other rows: the index then finds nothing it wrote before
 
 
 def _index_path(root: Path, neighbour: Path, differs: Differ, max_steps: int, max_seconds: float) -> Path:
@@ -205,6 +206,7 @@ def _minimal(
             differs,
             extra_foreign_keys=extra,
             links=mined_links(neighbour),
+            values=value_rules(neighbour),
             max_steps=max_steps,
             max_seconds=max_seconds,
         )
