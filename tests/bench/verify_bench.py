@@ -63,15 +63,18 @@ def _rows(workspace: Path) -> list[tuple]:
         conn.close()
 
 
-def _with_neighbours(data: Path, preds: list[Path], root: Path, k: int) -> dict:
-    """`eval --verify --neighbours K`: verified rows some neighbour refutes (must be none), and the rows the
-    solver refutes although every neighbour passed them."""
+def _with_neighbours(data: Path, preds: list[Path], root: Path, k: int, solved: Path) -> dict:
+    """`eval --verify --neighbours K`: rows the solver verified (in `solved`, a run without neighbours: with
+    them, a row a neighbour refutes is not solved) that some neighbour refutes (must be none), and the rows
+    the solver refutes although every neighbour passed them."""
     ws = root / "verify_nb.db"
     _eval(data, preds, ws, ["--verify", "--neighbours", str(k), "--neighbour-cache", str(root / "nb")])
     conn = sqlite3.connect(f"file:{ws}?mode=ro", uri=True)
     try:
+        conn.execute("ATTACH DATABASE ? AS solved", (f"file:{solved}?mode=ro",))
         unsound = conn.execute(
-            "SELECT count(*) FROM results WHERE equivalence = 'verified' AND ex_ts = 0"
+            "SELECT count(*) FROM results r JOIN solved.results v ON v.model = r.model AND v.idx = r.idx "
+            "WHERE v.equivalence = 'verified' AND r.ex_ts = 0"
         ).fetchone()[0]
         beyond = conn.execute(
             "SELECT r.model, e.db_id, e.gold_sql, r.pred_sql, r.ts_witness FROM results r JOIN examples e "
@@ -98,7 +101,9 @@ def measure(every: int, timing_pairs: int, neighbours: int = 0) -> tuple[list[Fi
         plain = _eval(data, preds, root / "plain.db", [])
         verify = _eval(data, preds, root / "verify.db", ["--verify", "--neighbour-cache", str(root / "nb")])
         rows = _rows(root / "verify.db")
-        soundness = _with_neighbours(data, preds, root, neighbours) if neighbours > 0 else None
+        soundness = (
+            _with_neighbours(data, preds, root, neighbours, root / "verify.db") if neighbours > 0 else None
+        )
         db = lambda db_id: SPIDER_DEV / "database" / db_id / f"{db_id}.sqlite"  # noqa: E731
         executable = [r for r in rows if r[4] == 1]
         reasons: dict[str, int] = {}

@@ -118,3 +118,31 @@ def test_verify_options_are_checked() -> None:
 
     with pytest.raises(UsageError, match="verify_bound must be at least 1"):
         eval_options({"verify": True, "verify_bound": 0})
+
+
+def test_a_row_a_neighbour_refuted_is_refuted_with_its_witness_without_solving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--verify --neighbours`: the rows a neighbour already separates keep the neighbour's witness and say
+    they were not solved; the rows every neighbour passed are solved as before."""
+    from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+    from sqltriage.core.verdicts.verify.columns import BY_A_NEIGHBOUR
+    from sqltriage.core.workspace.store import Workspace
+    from tests.core.test_testsuite import shops_inputs
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    _, dataset, sets = shops_inputs(tmp_path)
+    options = EvalOptions(jobs=1, features=False, neighbours=10, seed=0, verify=True)
+    with Workspace.open(tmp_path / "w.db") as ws:
+        evaluate(dataset, sets, ws, options)
+        rows = ws.db.execute(
+            "SELECT model, ex_ts, ts_witness, equivalence, equivalence_bound, equivalence_note FROM results "
+            "WHERE ex_spider = 1"
+        ).fetchall()
+    by_neighbour = [r for r in rows if r[1] == 0]
+    assert by_neighbour and {r[0] for r in by_neighbour} == {"coincidence"}
+    for _, _, witness, status, bound, note in by_neighbour:
+        assert (status, bound, note) == ("refuted", None, BY_A_NEIGHBOUR)
+        assert Path(witness).is_file()
+    solved = [r for r in rows if r[1] == 1]
+    assert solved and all(r[3] == "verified" and r[4] == 3 and r[5] != BY_A_NEIGHBOUR for r in solved)

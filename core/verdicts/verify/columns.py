@@ -1,6 +1,7 @@
 """`equivalence`, `equivalence_bound`, `equivalence_note` of one row, and what a refutation does to `ex_ts`.
 
-Only EX passes are checked (a fail is already refuted by the original database). A refutation's database is
+Only EX passes are checked (a fail is already refuted by the original database), and not those a neighbour
+refuted (`ex_ts` = 0 with its witness): they are `refuted` with that witness, no solving. A refutation's database is
 shown as a neighbour witness is: it fills `ts_witness` / `ts_witness_rows` when no neighbour refuted the
 row, and a row every neighbour passed (`ex_ts` = 1) gets `ex_ts` = 0. Models often predict the same text:
 a verdict is kept per process for the same (gold, prediction, database, bound, timeout, mode).
@@ -14,6 +15,7 @@ from typing import Any
 
 KEYS = ("equivalence", "equivalence_bound", "equivalence_note")
 EVERY_NEIGHBOUR_PASSED = "every neighbour passed"  # the note of a refutation that set ex_ts to 0
+BY_A_NEIGHBOUR = "refuted by a neighbour, not solved"  # the note of a refutation the neighbours made first
 _MEMO_SIZE = 4096
 _memo: OrderedDict[tuple, Any] = OrderedDict()
 
@@ -41,6 +43,11 @@ def verify_columns(
 
     out: dict[str, Any] = dict.fromkeys(KEYS)
     if db_path is None or row.get(f"ex_{mode}") != 1:
+        return out
+    if mode == "spider" and row.get("ex_ts") == 0 and row.get("ts_witness"):
+        # A neighbour database already separates the two (its witness is the row's): the solver could only
+        # find another, at 10-100 times a plain evaluation's cost. No bound: the neighbour is any size.
+        out.update(equivalence="refuted", equivalence_note=BY_A_NEIGHBOUR)
         return out
     key = (gold_sql, pred_sql, str(db_path), bound, timeout, mode)
     verdict = _memo.get(key)

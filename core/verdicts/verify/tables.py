@@ -131,6 +131,7 @@ class SymDatabase:
             t.rows.append((present, values))
             prev = present
         self._keys(t, info)
+        self._ascending(t, info)
         self.tables[low] = t
         self._foreign_keys()
         return t
@@ -156,6 +157,20 @@ class SymDatabase:
                     (pi, vi), (pj, vj) = t.rows[i], t.rows[j]
                     clash = [s.and_(s.not_(vi[c].null), same(vi[c], vj[c])) for c in g]
                     self.constraints.append(s.not_(s.and_(pi, pj, *clash)))
+
+    def _ascending(self, t: SymTable, info: Any) -> None:
+        """Present rows in ascending order of a numeric primary key that is never NULL. The queries' results
+        do not depend on the order of a table's rows (every order SQL leaves open is a free choice), so any
+        database is one of these with its rows renamed: the same answers, and the solver does not explore
+        the orderings of every table's rows."""
+        if len(info.pk_columns) != 1:
+            return
+        key = info.pk_columns[0].lower()
+        column = next((c for c in t.columns if c.name.lower() == key), None)
+        if column is None or not column.not_null or column.kind not in ("int", "real"):
+            return
+        for (_, a), (present, b) in zip(t.rows, t.rows[1:], strict=False):
+            self.constraints.append(s.implies(present, a[key].v < b[key].v))
 
     def _foreign_keys(self) -> None:
         """Each foreign key whose both tables are encoded, once both are."""
