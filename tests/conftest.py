@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,6 +35,49 @@ def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("user-cache")
     os.environ["XDG_CACHE_HOME"] = str(path)
     return path
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """A folder that `build` fills once per test run, however many pytest-xdist workers ask for it.
+
+    The workers share their run's temporary folder; the first to take the lock builds and marks the folder
+    done, the others wait for it and read what it built. Expensive real evaluations are paid once this way.
+    """
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # pytest-N/, above each worker's popen-gwK/
+    folder = base / f"built-once-{name}"
+    with open(base / f"built-once-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".done").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build that failed in another worker
+            folder.mkdir()
+            build(folder)
+            (folder / ".done").touch()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def spider_dev_ts(spider_dev: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Spider dev with its 8 systems evaluated with K = 10 neighbours (seed 0), once per run: (the
+    neighbour cache, the workspace). Read-only for the tests that share it: neighbours, witnesses, the
+    report in a browser."""
+
+    def build(root: Path) -> None:
+        from sqltriage.core.datasets import load_dataset
+        from sqltriage.core.datasets.predictions import load_predictions
+        from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+        from sqltriage.core.workspace.store import Workspace
+
+        dataset = load_dataset(spider_dev / "dev.json")
+        files = sorted((spider_dev / "predictions").glob("*.sql"))
+        sets = [load_predictions(f, dataset, name=f.stem) for f in files]
+        options = EvalOptions(features=False, neighbours=10, seed=0, neighbour_cache=str(root / "cache"))
+        with Workspace.open(root / "w.db") as ws:
+            evaluate(dataset, sets, ws, options)
+
+    root = built_once(tmp_path_factory, "spider-dev-ts", build)
+    return root / "cache", root / "w.db"
 
 
 def modules_loaded_by(code: str, watched: tuple[str, ...]) -> list[str]:
