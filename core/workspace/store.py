@@ -242,13 +242,7 @@ class Workspace:
         except sqlite3.Error as exc:
             if conn is not None:
                 conn.close()
-            if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
-                raise _locked_or(exc, path) from None
-            raise WorkspaceError(
-                f"cannot be opened as a workspace ({exc})",
-                path=path,
-                hint="give another --workspace path; this file was left untouched",
-            ) from None
+            raise _open_refused(exc, path) from None
         return cls(path, conn, reading=True, writes_later=writes_later, read_only_reason=reason)
 
     @property
@@ -620,6 +614,17 @@ def _locked_or(exc: sqlite3.OperationalError, path: Path) -> WorkspaceError:
     return WorkspaceError(f"cannot be used ({exc})", path=path)
 
 
+def _open_refused(exc: sqlite3.Error, path: Path) -> WorkspaceError:
+    """Why opening failed, for reading or for writing alike: busy, or not a workspace at all."""
+    if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+        return _locked_or(exc, path)
+    return WorkspaceError(
+        f"cannot be opened as a workspace ({exc})",
+        path=path,
+        hint="give another --workspace path; this file was left untouched",
+    )
+
+
 _STAND_IN_COLUMNS = {
     "examples": {name: _SQL_TYPES[kind] for name, kind in EXAMPLE_COLUMNS.items()},
     "results": {name: _SQL_TYPES[kind] for name, kind in RESULT_COLUMNS.items()},
@@ -660,11 +665,5 @@ def _writing_connection(path: Path, exists: bool) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         if conn is not None:
             conn.close()  # else its -wal and -shm files stay beside a file we refused
-        if isinstance(exc, sqlite3.OperationalError):
-            raise _locked_or(exc, path) from None
-        raise WorkspaceError(
-            f"cannot be opened as a workspace ({exc})",
-            path=path,
-            hint="give another --workspace path; this file was left untouched",
-        ) from None
+        raise _open_refused(exc, path) from None
     return conn

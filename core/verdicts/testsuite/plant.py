@@ -445,21 +445,14 @@ def _classes(shape: SelectShape, conds: list[Cond]) -> list[set[Member]]:
     return sorted(groups.values(), key=lambda g: sorted(g))
 
 
+_NEGATED = {EQ: NE, NE: EQ, IN: NOT_IN, NOT_IN: IN, LIKE: NOT_LIKE, NOT_LIKE: LIKE}
+
+
 def _violated(cond: Cond, nullable: bool) -> Cond | None:
     """The near-miss of one filter: a comparison's boundary, a value outside, a NULL."""
     op, vals = cond.op, cond.values
-    if op == EQ:
-        return Cond(cond.member, NE, vals)
-    if op == NE:
-        return Cond(cond.member, EQ, vals)
-    if op == IN:
-        return Cond(cond.member, NOT_IN, vals)
-    if op == NOT_IN:
-        return Cond(cond.member, IN, vals)
-    if op == LIKE:
-        return Cond(cond.member, NOT_LIKE, vals)
-    if op == NOT_LIKE:
-        return Cond(cond.member, LIKE, vals)
+    if op in _NEGATED:
+        return Cond(cond.member, _NEGATED[op], vals)
     if op == CMP:
         text, value = vals
         if text in (">", "<"):

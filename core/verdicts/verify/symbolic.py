@@ -44,23 +44,22 @@ NULL = Val("null", None, TRUE)
 # build the same terms through the C API and fold the constants TRUE and FALSE (NOT NULL columns have a NULL
 # flag of FALSE, so most NULL logic folds away before z3 sees it).
 def and_(*xs: Any) -> Any:
-    out = []
-    for x in xs:
-        if x is FALSE:
-            return FALSE
-        if x is not TRUE:
-            out.append(x)
-    return TRUE if not out else out[0] if len(out) == 1 else _mk(z3.Z3_mk_and, out)
+    return _fold(xs, absorbing=FALSE, neutral=TRUE, make=z3.Z3_mk_and)
 
 
 def or_(*xs: Any) -> Any:
+    return _fold(xs, absorbing=TRUE, neutral=FALSE, make=z3.Z3_mk_or)
+
+
+def _fold(xs: tuple[Any, ...], *, absorbing: Any, neutral: Any, make: Any) -> Any:
+    """AND (absorbing FALSE, neutral TRUE) or OR (the other way round) with its constants folded."""
     out = []
     for x in xs:
-        if x is TRUE:
-            return TRUE
-        if x is not FALSE:
+        if x is absorbing:
+            return absorbing
+        if x is not neutral:
             out.append(x)
-    return FALSE if not out else out[0] if len(out) == 1 else _mk(z3.Z3_mk_or, out)
+    return neutral if not out else out[0] if len(out) == 1 else _mk(make, out)
 
 
 def not_(x: Any) -> Any:
