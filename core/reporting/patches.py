@@ -3,7 +3,8 @@ workspace now holds, and the facets and the outcome that read them follow at onc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import polars as pl
 
@@ -53,11 +54,29 @@ def with_row_tags(
         return out
     refreshed = [tag_list(pl.col("tags")).alias("_f_tag")]
     if "_f_annotators" in out.columns:
-        refreshed.append(facet_text(out, "annotators").cast(pl.Utf8).fill_null("").replace("", NONE_VALUE))
-        refreshed[-1] = refreshed[-1].alias("_f_annotators")
+        who = facet_text(out, "annotators").cast(pl.Utf8).fill_null("").replace("", NONE_VALUE)
         name = "annotators disagree"
-        refreshed.append(outcome_exprs()[name].alias(outcome_column(name)))
+        refreshed += [who.alias("_f_annotators"), outcome_exprs()[name].alias(outcome_column(name))]
     return out.with_columns(refreshed)
+
+
+def rows_as_stored(
+    ws: Any, pairs: Iterable[tuple[int, str]]
+) -> dict[tuple[int, str], tuple[str | int | None, ...]]:
+    """Each row's (tags, tags_by, adjudicated_by, annotators, disagree) as the workspace holds them now: what
+    `with_row_tags` takes after a change."""
+    from sqltriage.core.reporting.report import row_team
+    from sqltriage.core.workspace.annotators import annotator_tags
+
+    out: dict[tuple[int, str], tuple[str | int | None, ...]] = {}
+    for pair in pairs:
+        by = annotator_tags(ws.db, *pair)
+        tags_by = "; ".join(f"{who}: {tag}" for who, tags in by.items() for tag in tags)
+        judge = ws.db.execute("SELECT annotator FROM adjudications WHERE idx = ? AND model = ?", list(pair))
+        found = judge.fetchone()
+        final = ", ".join(ws.tags_of(*pair)) or None
+        out[pair] = (final, tags_by or None, found[0] if found else None, *row_team(by))
+    return out
 
 
 # what a tag change may change on a row, in the order `with_row_tags` takes them

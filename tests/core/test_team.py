@@ -268,8 +268,6 @@ def test_a_tag_change_moves_the_annotators_facet_and_the_disagreement_at_once(tm
     """What the browse screen does after a tag (patch the loaded frame, re-index the same rows) counts the
     annotators facet and "annotators disagree" as a fresh read of the workspace does."""
     from sqltriage.core.reporting import facets, patches
-    from sqltriage.core.reporting.report import row_team
-    from sqltriage.core.workspace.annotators import annotator_tags
 
     with Workspace.open(_study(tmp_path / "w.db")) as ws:
         import_tags(ws, _csv(tmp_path / "ann.csv", ANN), default_taxonomy(), "ann")
@@ -279,11 +277,7 @@ def test_a_tag_change_moves_the_annotators_facet_and_the_disagreement_at_once(tm
         before = index.counts(facets.Filters())
         touched = [(3, "b"), (4, "b")]  # carl differs from ann on 3 and agrees with bob on 4
         triage.add_tag(ws, touched, "Table: missing", annotator="carl")
-        rows = {}
-        for pair in touched:
-            by = annotator_tags(ws.db, *pair)
-            tags_by = "; ".join(f"{who}: {tag}" for who, tags in by.items() for tag in tags)
-            rows[pair] = (", ".join(ws.tags_of(*pair)) or None, tags_by, None, *row_team(by))
+        rows = patches.rows_as_stored(ws, touched)
         fresh = facets.FacetIndex(facets.prepare(load_frame(ws)))
     patched = index.retagged(patches.with_row_tags(prepared, rows))
     for facet in ("annotators", "annotators:membership", "outcome", "tag"):

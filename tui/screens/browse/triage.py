@@ -391,7 +391,7 @@ class TriageMixin(BrowseState):
                     change = tags.remove_tag(ws, pairs, value)
                 else:
                     change = tags.set_note(ws, pairs[0], value)
-                rows = _final_rows(ws, change.pairs)
+                rows = patches.rows_as_stored(ws, change.pairs)
             except Exception as exc:  # shown, never a crash: the workspace kept its last committed state
                 self.post_message(Saved(None, error=str(exc)))
                 return
@@ -432,20 +432,3 @@ def _adjudicated(ws: Any, kind: str, pairs: list[RowKey], tag: str) -> Change:
                 adjudicate(ws, pair, sorted(new))
                 changed.append(pair)
     return Change(kind, tuple(changed), tag, annotator=ws.annotator)
-
-
-def _final_rows(ws: Any, pairs: tuple[RowKey, ...]) -> dict[RowKey, tuple[str | int | None, ...]]:
-    """(tags, tags_by, adjudicated_by, annotators, disagree) of each row as the workspace holds them now:
-    what the table, the facets and the outcomes show after a change."""
-    from sqltriage.core.reporting.report import row_team
-    from sqltriage.core.workspace.annotators import annotator_tags
-
-    out: dict[RowKey, tuple[str | int | None, ...]] = {}
-    for pair in pairs:
-        by = annotator_tags(ws.db, *pair)
-        tags_by = "; ".join(f"{who}: {tag}" for who, tags in by.items() for tag in tags)
-        judge = ws.db.execute("SELECT annotator FROM adjudications WHERE idx = ? AND model = ?", list(pair))
-        found = judge.fetchone()
-        final = ", ".join(ws.tags_of(*pair)) or None
-        out[pair] = (final, tags_by or None, found[0] if found else None, *row_team(by))
-    return out
