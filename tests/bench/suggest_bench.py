@@ -137,15 +137,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--blind",
         action="store_true",
-        help="score the frozen blind batch (tests/core/fixtures/suggest_blind.tsv) instead: run it once, at the end",
+        help="score the first frozen blind batch (tests/core/fixtures/suggest_blind.tsv) instead (scored once, now tuned on)",
+    )
+    parser.add_argument(
+        "--blind2",
+        action="store_true",
+        help="score the second frozen blind batch (tests/core/fixtures/suggest_blind2.tsv) instead: once, at the end",
     )
     args = parser.parse_args(argv)
     if not (SHARED_DATA / "spider_dev" / "dev.json").exists():
         print(f"shared data not found at {SHARED_DATA}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
         return 2
     load_before = load_average()
-    if args.blind:
-        return _blind(args.structure_only, args.show, load_before)
+    if args.blind or args.blind2:
+        return _blind(args.structure_only, args.show, load_before, second=args.blind2)
     results = [run_row(r, SHARED_DATA, structure_only=args.structure_only) for r in load_rows(SHARED_DATA)]
     if args.show:
         _show(results)
@@ -212,18 +217,19 @@ def _report(results: list[Scored], args: argparse.Namespace, load_before: str) -
         )
 
 
-def _blind(structure_only: bool, show: bool, load_before: str) -> int:
-    """The frozen blind batch, scored once: the three figures and per category, per dataset."""
-    from tests.core.test_suggest_blind import BLIND
+def _blind(structure_only: bool, show: bool, load_before: str, *, second: bool = False) -> int:
+    """A frozen blind batch, scored once: the three figures and per category, per dataset."""
+    from tests.core.test_suggest_blind import BLIND, BLIND2
 
-    results = [run_row(r, SHARED_DATA, structure_only=structure_only) for r in load_rows(SHARED_DATA, BLIND)]
+    batch = BLIND2 if second else BLIND
+    results = [run_row(r, SHARED_DATA, structure_only=structure_only) for r in load_rows(SHARED_DATA, batch)]
     if show:
         _show(results)
     parts = {"blind batch, all": score(results)}
     for ds in ("spider", "bird", "archer"):
         parts[f"blind, {ds}"] = score([r for r in results if r.row.dataset == ds])
     print(
-        f"Suggestion engine on the blind batch, {len(results)} rows — load before {load_before}, after {load_average()}"
+        f"Suggestion engine on the blind batch {batch.name}, {len(results)} rows — load before {load_before}, after {load_average()}"
     )
     print(_summary_table(parts))
     m = parts["blind batch, all"]

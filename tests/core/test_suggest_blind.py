@@ -1,26 +1,36 @@
-"""The blind batch of hand-labelled causes is frozen: its bytes cannot change without this test failing."""
+"""The blind batches of hand-labelled causes are frozen: their bytes cannot change without these tests failing."""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
 
+import pytest
+
 from tests.core.suggest_set import load_rows, read_label_file
 
-BLIND = Path(__file__).parent / "fixtures" / "suggest_blind.tsv"
-FROZEN_SHA256 = "726cdbfe0fcc1ece833943fc5c187c0b573155981c935ddb41d3bf81070310b3"
+BLIND = Path(__file__).parent / "fixtures" / "suggest_blind.tsv"  # scored once, then tuned on
+BLIND2 = Path(__file__).parent / "fixtures" / "suggest_blind2.tsv"  # labelled before the second round's rules
+FROZEN_SHA256 = {
+    BLIND: "726cdbfe0fcc1ece833943fc5c187c0b573155981c935ddb41d3bf81070310b3",
+    BLIND2: "41c35d5f73f73562881538d0b61695486faae1ba2bcc838c2be73f55962f71f7",
+}
+BATCHES = pytest.mark.parametrize("batch", [BLIND, BLIND2], ids=["first", "second"])
 
 
-def test_the_blind_batch_is_unchanged() -> None:
-    assert hashlib.sha256(BLIND.read_bytes()).hexdigest() == FROZEN_SHA256, (
-        f"{BLIND} changed: the blind batch is frozen; label a new batch in a new file instead"
+@BATCHES
+def test_the_blind_batch_is_unchanged(batch: Path) -> None:
+    assert hashlib.sha256(batch.read_bytes()).hexdigest() == FROZEN_SHA256[batch], (
+        f"{batch} changed: a blind batch is frozen; label a new batch in a new file instead"
     )
 
 
-def test_the_blind_batch_is_new_and_balanced() -> None:
-    rows = read_label_file(BLIND)
+@BATCHES
+def test_the_blind_batch_is_new_and_balanced(batch: Path) -> None:
+    rows = read_label_file(batch)
     keys = {(r["dataset"], r["source"], r["index"]) for r in rows}
-    older = {(r["dataset"], r["source"], r["index"]) for r in read_label_file()}
+    earlier = [read_label_file()] + [read_label_file(b) for b in FROZEN_SHA256 if b.name < batch.name]
+    older = {(r["dataset"], r["source"], r["index"]) for rs in earlier for r in rs}
     assert len(rows) >= 150 and len(keys) == len(rows) and not keys & older
     assert {r["split"] for r in rows} == {"blind"}
     wrong = sum(bool(r["labels"].strip()) for r in rows)
@@ -28,7 +38,14 @@ def test_the_blind_batch_is_new_and_balanced() -> None:
     assert {r["dataset"] for r in rows} == {"spider", "bird", "archer"}
 
 
-def test_every_blind_row_resolves_to_real_sql(shared_data: Path) -> None:
-    rows = load_rows(shared_data, BLIND)
-    assert len(rows) == len(read_label_file(BLIND))
+@BATCHES
+def test_every_blind_row_resolves_to_real_sql(shared_data: Path, batch: Path) -> None:
+    rows = load_rows(shared_data, batch)
+    assert len(rows) == len(read_label_file(batch))
     assert all(r.gold_sql and r.pred_sql for r in rows)
+
+
+def test_the_second_batch_shares_no_row_with_the_first() -> None:
+    first = {(r["dataset"], r["source"], r["index"]) for r in read_label_file(BLIND)}
+    second = {(r["dataset"], r["source"], r["index"]) for r in read_label_file(BLIND2)}
+    assert first and second and not first & second
