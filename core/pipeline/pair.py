@@ -389,14 +389,39 @@ def evaluate_pair(
     return row
 
 
+# Suggestions of the latest (gold, prediction) pairs: systems often predict the same text for an example,
+# and paraphrased neighbours share gold and predictions (8272 Spider dev × 8 rows hold 5796 distinct pairs).
+# The same texts on the same database give the same results, verdict and error, so the same suggestions.
+_SUGGESTED: dict[tuple, dict[str, Any]] = {}
+_SUGGESTED_KEPT = 64
+
+
 def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result: Any) -> dict[str, Any]:
-    """Suggested causes from the parses and results at hand (no extra parse of gold, no extra run)."""
+    """Suggested causes from the parses and results at hand (no extra parse of gold, no extra run), once per
+    distinct pair among the latest."""
+    if not gold.parsed.ok:
+        return {"suggested": None, "suggested_why": None}
+    ex = row.get(f"ex_{gold.ex_mode}")
+    tie, error = bool(row.get("tie_sensitive")), row.get("error")
+    pred_text = pred if isinstance(pred, str) else pred.sql
+    where = (gold.example.db_id, gold.db_path, gold.schema_dbs, gold.example.evidence, gold.ex_mode)
+    key = (gold.parsed.sql, *where, pred_text, ex, error, tie)
+    found = _SUGGESTED.get(key)
+    if found is None:
+        found = _suggest(gold, pred, pred_result, ex, error, tie)
+        if len(_SUGGESTED) >= _SUGGESTED_KEPT:
+            del _SUGGESTED[next(iter(_SUGGESTED))]
+        _SUGGESTED[key] = found
+    return dict(found)
+
+
+def _suggest(
+    gold: GoldContext, pred: Any, pred_result: Any, ex: Any, error: Any, tie: bool
+) -> dict[str, Any]:
     import json
 
     from sqltriage.core.suggest import format_suggested, suggest_causes
 
-    if not gold.parsed.ok:
-        return {"suggested": None, "suggested_why": None}
     try:
         found = suggest_causes(
             gold.parsed,
@@ -405,9 +430,9 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
             evidence=gold.example.evidence,
             gold_result=gold.result,
             pred_result=pred_result,
-            ex=row.get(f"ex_{gold.ex_mode}"),
-            error=row.get("error"),
-            tie_sensitive=bool(row.get("tie_sensitive")),
+            ex=ex,
+            error=error,
+            tie_sensitive=tie,
             ex_mode=gold.ex_mode,
             databases=gold.schema_dbs,
         )

@@ -298,6 +298,25 @@ def test_evaluation_stores_ranked_suggestions(tmp_path: Path) -> None:
         assert stored is not None and "; ".join(s.tag for s in stored) == row["suggested"]
 
 
+def test_a_prediction_repeated_by_another_model_gets_the_same_suggestions(tmp_path: Path) -> None:
+    """Suggestions are computed once per distinct (gold, prediction) pair: a copy of one model's file under
+    another name must store exactly the same suggestions, row by row."""
+    folder = tmp_path / "sample"
+    shutil.copytree(SAMPLE_DIR, folder)
+    first = sorted((folder / "predictions").glob("*.sql"))[0]
+    shutil.copy(first, folder / "predictions" / "zz_copy.sql")
+    ds = load_dataset(folder)
+    preds = [load_predictions(p, ds) for p in sorted((folder / "predictions").glob("*.sql"))]
+    with Workspace.open(tmp_path / "w.db") as ws:
+        evaluate(ds, preds, ws, EvalOptions(timeout=1.0, features=False, jobs=1))
+        frame = load_frame(ws)
+    cols = ["index", "suggested", "suggested_why"]
+    original = frame.filter(pl.col("model") == first.stem).select(cols).sort("index")
+    copy = frame.filter(pl.col("model") == "zz_copy").select(cols).sort("index")
+    assert original.height > 0 and original.equals(copy)
+    assert original.filter(pl.col("suggested") != "").height > 0
+
+
 def test_quality_on_the_hand_labelled_set(shared_data: Path) -> None:
     """The tuning part of the labelled set keeps the product's goals (the held-out part is reported by
     `python -m tests.bench suggest`, never asserted, so nobody tunes to it)."""
