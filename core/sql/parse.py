@@ -254,13 +254,14 @@ def resolve_column_table(
         return real_tables[0]
     if schema is not None:
         name = col.name.lower()
-        owners = [t for t in real_tables if _has_column(schema, t, name)]
+        owners = [t for t in real_tables if has_column(schema, t, name)]
         if len(owners) == 1:
             return owners[0]
     return None
 
 
-def _has_column(schema: Schema, table: str, column: str) -> bool:
+def has_column(schema: Schema, table: str, column: str) -> bool:
+    """The schema's table (any case) has the column (lower-case)."""
     t = schema.table(table)
     return t is not None and any(c.name.lower() == column for c in t.columns)
 

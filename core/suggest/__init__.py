@@ -29,6 +29,7 @@ from sqltriage.core.suggest.suggestion import (
     format_suggested,
 )
 from sqltriage.core.suggest.tree_diff import tree_findings
+from sqltriage.core.suggest.weak_categories import boundary_findings
 from sqltriage.core.verdicts.execution import ExecResult
 
 __all__ = ["Suggestion", "format_suggested", "stored_suggestions", "suggest_causes"]
@@ -64,7 +65,13 @@ def suggest_causes(
         why = f"gold itself fails: {gold_result.error}"
         return [Suggestion("Evaluation: gold SQL wrong", _shown(why, EXECUTION), 0.9, EXECUTION)]
     signals = exec_signals(gold_result, pred_result)
-    if ex == 1 and signals is not None and signals.same_bag and not signals.trivial:
+    if (
+        ex == 1
+        and signals is not None
+        and signals.same_bag
+        and not signals.trivial
+        and signals.gold_rows != 1
+    ):
         return []  # the same rows, and not by chance: nothing to suggest (and no parse work spent)
     basis = EXECUTION if gold_result is not None else STRUCTURE  # the database was there and was used
     g, p = _gold_facts(gold, schema), query_facts(pred, schema)
@@ -81,7 +88,12 @@ def suggest_causes(
             witness=shrink_witness and _tables_to_rank(found),
         )
         if generated is not None and generated.agrees:
-            return []  # gold's result, on databases where it means something: nothing is surely wrong
+            # gold's result, on databases where it means something: nothing is surely wrong, unless the
+            # difference lies at a boundary value those databases hardly ever hold
+            found = boundary_findings(g, p)
+            if not found:
+                return []
+            generated = None
         if generated is not None and generated.differ:
             signals, ex, basis = exec_signals(generated.gold, generated.pred), 0, SCHEMA_EXECUTION
             if generated.pred is not None and not generated.pred.ok and error is None:

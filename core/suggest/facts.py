@@ -18,6 +18,7 @@ from sqltriage.core.model import Schema
 from sqltriage.core.sql.parse import (
     ParsedQuery,
     ensure_parsed,
+    has_column,
     resolve_column_table,
     scope_sources,
     table_scope,
@@ -189,6 +190,7 @@ class QueryFacts:
     literals: list[tuple[str, str]] = field(default_factory=list)  # (as written, "str" | "num")
     unknown_functions: list[str] = field(default_factory=list)
     columns: set[str] = field(default_factory=set)  # every column name used anywhere
+    ambiguous: list[str] = field(default_factory=list)  # unqualified columns two joined tables both have
 
 
 def query_facts(query: str | ParsedQuery, schema: Schema | None = None) -> QueryFacts:
@@ -335,6 +337,16 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
     _order_as_aggregate(tree, facts)
 
 
+def _owners(schema: Schema, select: exp.Select, column: str) -> int:
+    """How many of the tables this SELECT reads have the column (0 when a join shares columns by USING or
+    NATURAL, where an unqualified name is not ambiguous)."""
+    if any(j.args.get("using") or j.args.get("method") for j in select.args.get("joins") or []):
+        return 0
+    return sum(
+        1 for t in scope_sources(select) if isinstance(t, exp.Table) and has_column(schema, t.name, column)
+    )
+
+
 def is_nested(select: exp.Select) -> bool:
     """A query inside a condition or a SELECT list; derived tables and set-operation branches are not."""
     parent = select.parent
@@ -378,6 +390,8 @@ def _scope(select: exp.Select, facts: QueryFacts, schema: Schema | None, columns
         table = resolve_column_table(col, scope, [], schema)
         if table:
             facts.table_columns.setdefault(table, set()).add(bare(col))
+        elif schema is not None and not col.table and _owners(schema, select, bare(col)) > 1:
+            facts.ambiguous.append(bare(col))  # SQLite refuses it (USING / NATURAL joins aside)
     for star in select.expressions:
         if isinstance(star, exp.Star):
             for t in scope.values():

@@ -9,10 +9,14 @@ comparison finds nothing of weight, the queries are likely equivalent and the ev
 from __future__ import annotations
 
 from sqltriage.core.suggest.exec_signals import ExecSignals, error_causes
-from sqltriage.core.suggest.suggestion import GATE, Suggestion, merge, ranked
+from sqltriage.core.suggest.suggestion import GATE, MAX_SHOWN, Suggestion, merge, ranked
 
 WEAK = 0.4  # a doubtful difference: shown only when the results differ and nothing surer explains it
 STRONG = 0.6  # a structural finding this sure survives a passing EX as evidence of a false positive
+SURE = 0.75  # … and this sure, when the agreement is a single row (a count, a top row) that can be chance
+# differences that may leave a single row as it is without being wrong: a table joined on its key, a join
+# type, duplicates, order
+NOT_BY_CHANCE = ("Table: redundant", "Table: join type", "Other:")
 
 
 def combine(
@@ -46,11 +50,22 @@ def combine(
         strong = [s for s in merge(out).values() if s.confidence >= STRONG]
         if signals is not None and signals.trivial and strong:
             why = "EX passes only because both results are empty or zero while the queries differ"
-            return ranked([Suggestion("Evaluation: EX false positive", why, 0.95), *strong])
+            return _false_positive(why, strong)
+        sure = [s for s in strong if s.confidence >= SURE and not s.tag.startswith(NOT_BY_CHANCE)]
+        if signals is not None and signals.gold_rows == 1 and sure:
+            why = "EX passes on a single row while the queries differ where one row can agree by chance"
+            return _false_positive(why, sure)
         return []
     if signals is not None and ex == 0:
         out = _with_results(out, signals, duplicates_mean_distinct, generated)
     return ranked(out)
+
+
+def _false_positive(why: str, found: list[Suggestion]) -> list[Suggestion]:
+    """The evaluation's verdict first, then what the parses show, ranked among themselves (the verdict's
+    own confidence says nothing of theirs, so it must not push them under the margin)."""
+    verdict = Suggestion("Evaluation: EX false positive", why, 0.95)
+    return [verdict, *ranked(found, limit=MAX_SHOWN - 1)]
 
 
 def _boost(found: list[Suggestion], tag: str, by: float, why: str) -> list[Suggestion]:

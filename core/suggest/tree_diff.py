@@ -18,6 +18,7 @@ from sqlglot import exp
 from sqltriage.core.model import Schema
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
 from sqltriage.core.suggest.suggestion import Suggestion
+from sqltriage.core.suggest.weak_categories import weak_category_findings
 
 DATE_WORDS = {"YEAR", "MONTH", "DAY", "DATEDIFF", "DATE_FORMAT", "NOW", "CURDATE", "DATEPART", "TO_DATE"}
 _FLOAT = re.compile(r"^\d+\.\d+$")
@@ -35,6 +36,7 @@ def tree_findings(
     for rule in (_joins, _select, _functions, _aggregates, _distinct, _order, _clauses, _subqueries):
         out += rule(gold, pred)
     out += _conditions(gold, pred, evidence or "")
+    out += weak_category_findings(gold, pred)
     return out
 
 
@@ -334,7 +336,9 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         # own conditions differ); which condition is named by the rules below
         only = (g_inner - p_inner) or (p_inner - g_inner)
         why = f"the nested queries filter differently: {' '.join(next(iter(only)))}"
-        out.append(Suggestion("Subquery: partial", why, 0.7))
+        # the outer conditions agree: what differs is the nested query's own, the subquery is the cause
+        outer_agree = _outer_conditions(g, g_inner) == _outer_conditions(p, p_inner)
+        out.append(Suggestion("Subquery: partial", why, 0.85 if outer_agree else 0.7))
     joined = {pair for f in (g, p) for j in f.joins for pair in _join_key(j.pairs)}
     for c in list(gold_left):  # the same column on both sides: compare operator and value
         match = next((x for x in pred_left if _subject(x) == _subject(c) and x.clause == c.clause), None)
@@ -450,12 +454,21 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         conf = 0.9 if _in_evidence(c.value, evidence) and not _in_evidence(x.value, evidence) else 0.75
         reason = what + (" (the evidence states gold's value)" if conf > 0.8 else "")
         out.append(Suggestion("Value: mismatch", reason, conf))
+    elif c.kind == x.kind == "other" and _LITERAL.sub("?", c.value) == _LITERAL.sub("?", x.value):
+        out.append(Suggestion("Value: mismatch", f"{what} (the same expression with other numbers)", 0.75))
     return out
+
+
+_LITERAL = re.compile(r"'[^']*'|\b\d+(?:\.\d+)?\b")
 
 
 def _nested_conditions(f: QueryFacts) -> Counter[tuple[str, str, str]]:
     """The conditions inside nested queries, each as (column, op, value)."""
     return Counter((c.column, c.op, c.value) for c in f.conjuncts if _in_nested_query(c.node))
+
+
+def _outer_conditions(f: QueryFacts, inner: Counter[tuple[str, str, str]]) -> Counter[tuple[str, str, str]]:
+    return Counter((c.column, c.op, c.value) for c in f.conjuncts) - inner
 
 
 def _in_nested_query(node: exp.Expression) -> bool:
@@ -643,6 +656,12 @@ def _subqueries(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         c for c in g.conjuncts if c.kind == "subquery" and not (c.op.startswith("not") and p.anti_joins)
     ]
     if g.nested and not p.nested and filters and not g.set_ops:
+        # a negation (NOT IN / NOT EXISTS) cannot be written as a join: with no EXCEPT either, it is missing
+        negated = next((c for c in filters if c.op.startswith("not")), None)
+        if negated is not None and not p.set_ops["except"]:
+            return [
+                Suggestion("Subquery: missing", f"gold excludes with a nested query: {negated.text}", 0.8)
+            ]
         return [Suggestion("Subquery: missing", f"gold filters with a nested query: {filters[0].text}", 0.65)]
     if g.nested_tables and p.nested_tables and p.nested_tables - g.nested_tables:
         # NL2SQL-Bugs' subquery mismatch: both answer part of the question with a nested query, and the
