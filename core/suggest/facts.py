@@ -187,6 +187,7 @@ class QueryFacts:
     nested_tables: set[str] = field(default_factory=set)  # tables read by those subqueries
     not_in: int = 0  # NOT IN / NOT EXISTS subqueries (the usual rewrite of EXCEPT)
     anti_joins: int = 0  # LEFT JOIN … WHERE joined.x IS NULL: NOT IN written as a join
+    left_undone: int = 0  # WHERE tests on a LEFT JOIN's right side, which make it an inner join
     literals: list[tuple[str, str]] = field(default_factory=list)  # (as written, "str" | "num")
     unknown_functions: list[str] = field(default_factory=list)
     columns: set[str] = field(default_factory=set)  # every column name used anywhere
@@ -483,12 +484,16 @@ def _conditions(
         for part in node.flatten():
             _conditions(part, clause, scope, facts, left_joined)
         return
+    if isinstance(node, exp.Boolean) and node.this is True:
+        return  # `ON TRUE` (or a bare JOIN) filters nothing
     conj = _conjunct(node, clause)
     if conj is None:
         return
     if _anti_join(conj, node, left_joined):
         facts.anti_joins += 1  # rows of the left side with no partner: NOT IN written as a join
         return
+    if left_joined and clause == "where" and _tests_left_joined(node, left_joined):
+        facts.left_undone += 1  # a WHERE test on the LEFT JOIN's side drops its NULL rows: an inner join
     if conj.op in ("in", "not in") and conj.kind in ("str", "num"):
         # `c IN ('x', 'y')` says what `c = 'x' OR c = 'y'` says: one equality per value
         for value in conj.value.split(", "):
@@ -526,6 +531,13 @@ def _anti_join(conj: Conjunct, node: exp.Expression, left_joined: set[str]) -> b
         return False
     qualifier = node.this.table.lower()
     return qualifier in left_joined if qualifier else bool(left_joined)
+
+
+def _tests_left_joined(node: exp.Expression, left_joined: set[str]) -> bool:
+    """A condition (not IS NULL) on a column of a LEFT JOIN's right side, which no NULL row passes."""
+    if isinstance(node, exp.Is) or (isinstance(node, exp.Not) and isinstance(node.this, exp.Is)):
+        return False
+    return any(c.table.lower() in left_joined for c in node.find_all(exp.Column) if c.table)
 
 
 def _is_link(node: exp.Expression) -> bool:

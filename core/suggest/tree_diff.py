@@ -101,7 +101,8 @@ def _joins(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     p_kinds = Counter(j.kind for j in p.joins if j.kind != "cross")
     outer = {"left", "right", "full"}
     anti = g.anti_joins or p.anti_joins  # a LEFT JOIN that finds rows without a partner is a NOT IN
-    if g_kinds and p_kinds and not anti and (set(g_kinds) & outer) != (set(p_kinds) & outer):
+    undone = g.left_undone or p.left_undone  # … and one whose side WHERE tests is an inner join
+    if g_kinds and p_kinds and not anti and not undone and (set(g_kinds) & outer) != (set(p_kinds) & outer):
         out.append(
             Suggestion(
                 "Table: join type",
@@ -375,7 +376,8 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         # 'silverstone' by reference), are as often the same filter as not: below the gate
         unsure = "subquery" in (c.kind, x.kind) or _shares_word(c.value, x.value)
         why = f"gold tests {c.text}, the prediction {x.text}"
-        out.append(Suggestion("Condition: explicit mismatch", why, 0.45 if unsure else 0.6))
+        # NL2SQL-Bugs' explicit mismatch: the condition is there but tests another column and value
+        out.append(Suggestion("Condition: explicit mismatch", why, 0.45 if unsure else 0.7))
     for c in gold_left:
         if c.op == "is not null":
             # min / max over the column skip NULLs as the filter does

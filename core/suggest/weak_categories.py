@@ -17,7 +17,56 @@ BOUNDARY = ({">", ">="}, {"<", "<="})
 
 
 def weak_category_findings(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
-    return [*_column_tables(g, p), *_nested_clauses(g, p), *_ambiguous(g, p)]
+    return [
+        *_column_tables(g, p),
+        *_nested_clauses(g, p),
+        *_ambiguous(g, p),
+        *_order_column(g, p),
+        *_aggregate_counts(g, p),
+        *_gold_cross_join(g, p),
+    ]
+
+
+def _order_column(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    """Both keep the top rows (ORDER BY … LIMIT) by a plain column, but by different ones that no join
+    equates: the rows kept are another attribute's top."""
+    if not (g.limit and p.limit and g.order and p.order):
+        return []
+    gc, pc = _bare(g.order[0][0]), _bare(p.order[0][0])
+    if not gc or not pc or gc == pc or {gc, pc} <= _joined_columns(g) | _joined_columns(p):
+        return []
+    if pc in {x.text for x in p.select} | {x.text for x in g.select}:
+        return []  # ordering by a selected item (or its alias) is the select rule's to compare
+    return [
+        Suggestion("Attribute: mismatch", f"gold keeps the top rows by {gc}, the prediction by {pc}", 0.8)
+    ]
+
+
+def _bare(text: str) -> str | None:
+    name = text.rsplit(".", 1)[-1].strip('"`[]').lower()
+    return name if name.replace("_", "").isalnum() and not name.isdigit() else None
+
+
+def _aggregate_counts(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    """The same aggregates, used a different number of times (MIN(x) - MIN(x) for MAX(x) - MIN(x))."""
+    ga, pa = g.aggregates - g.picks, p.aggregates - p.picks
+    if set(ga) != set(pa) or ga == pa or len(ga) < 2:
+        return []
+    more = sorted(a for a in ga | pa if ga[a] != pa[a])
+    return [Suggestion("Function: aggregate", f"{' and '.join(more)} used a different number of times", 0.6)]
+
+
+def _gold_cross_join(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    """Gold joins a table with no condition at all (a cross join) where the prediction links the same
+    tables: gold pairs every row with every row, which no question means."""
+    crossed = [
+        j for j in g.joins if j.tables and not j.pairs and j.kind != "cross" and j.tables <= set(p.tables)
+    ]
+    linked = {t for j in p.joins if j.pairs for t in j.tables}
+    if not crossed or not any(j.tables <= linked for j in crossed):
+        return []
+    why = f"gold joins {', '.join(sorted(crossed[0].tables))} with no condition (every row with every row)"
+    return [Suggestion("Evaluation: gold SQL wrong", why, 0.8)]
 
 
 def _joined_columns(f: QueryFacts) -> set[str]:

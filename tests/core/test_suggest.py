@@ -398,6 +398,38 @@ AMONG_FIRST = [
 ]
 
 
+def test_more_weak_categories() -> None:
+    order = suggest_causes(
+        "SELECT first_name FROM students ORDER BY date_left LIMIT 1",
+        "SELECT first_name FROM students ORDER BY date_first_registered LIMIT 1",
+        ex=0,
+    )
+    assert order[0].tag == "Attribute: mismatch" and "date_first_registered" in order[0].reason
+    counts = suggest_causes(
+        "SELECT strftime('%Y', max(d)) - strftime('%Y', min(d)) FROM staff",
+        "SELECT strftime('%Y', min(d)) - strftime('%Y', min(d)) FROM staff",
+        ex=0,
+    )
+    assert "Function: aggregate" in [s.tag for s in counts[:3]]
+    cross = suggest_causes(
+        "SELECT DISTINCT p.name FROM pro AS p JOIN treat AS t WHERE t.cost < 5",
+        "SELECT p.name FROM pro AS p JOIN treat AS t ON p.id = t.pro_id WHERE t.cost < 5",
+        ex=0,
+    )
+    assert cross[0].tag == "Evaluation: gold SQL wrong" and "no condition" in cross[0].reason
+    assert all("TRUE" not in s.reason for s in cross)
+
+
+def test_a_left_join_that_where_makes_inner_is_no_join_type_difference() -> None:
+    gold = "SELECT a.x FROM a JOIN b ON a.id = b.aid WHERE b.flag = 'Y'"
+    undone = suggest_causes(gold, "SELECT a.x FROM a LEFT JOIN b ON a.id = b.aid WHERE b.flag = 'Y'", ex=0)
+    assert "Table: join type" not in [s.tag for s in undone]
+    kept = suggest_causes(
+        gold.replace(" WHERE b.flag = 'Y'", ""), "SELECT a.x FROM a LEFT JOIN b ON a.id = b.aid", ex=0
+    )
+    assert kept[0].tag == "Table: join type"
+
+
 def test_an_ambiguous_column_is_named_from_the_schema_alone() -> None:
     tables = (
         Table("atom", (Column("atom_id"), Column("molecule_id"))),
