@@ -405,10 +405,11 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
     tie, error = bool(row.get("tie_sensitive")), row.get("error")
     pred_text = pred if isinstance(pred, str) else pred.sql
     where = (gold.example.db_id, gold.db_path, gold.schema_dbs, gold.example.evidence, gold.ex_mode)
-    key = (gold.parsed.sql, *where, pred_text, ex, error, tie)
+    em = row.get("em")
+    key = (gold.parsed.sql, *where, pred_text, ex, error, tie, em)
     found = _SUGGESTED.get(key)
     if found is None:
-        found = _suggest(gold, pred, pred_result, ex, error, tie)
+        found = _suggest(gold, pred, pred_result, ex, error, tie, em)
         if len(_SUGGESTED) >= _SUGGESTED_KEPT:
             del _SUGGESTED[next(iter(_SUGGESTED))]
         _SUGGESTED[key] = found
@@ -416,7 +417,7 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
 
 
 def _suggest(
-    gold: GoldContext, pred: Any, pred_result: Any, ex: Any, error: Any, tie: bool
+    gold: GoldContext, pred: Any, pred_result: Any, ex: Any, error: Any, tie: bool, em: Any
 ) -> dict[str, Any]:
     import json
 
@@ -435,6 +436,7 @@ def _suggest(
             tie_sensitive=tie,
             ex_mode=gold.ex_mode,
             databases=gold.schema_dbs,
+            exact_match=em == 1,
         )
     except Exception:  # advisory only: a query too odd to compare is left unsuggested, the run goes on
         return {"suggested": None, "suggested_why": None}

@@ -49,6 +49,7 @@ def suggest_causes(
     ex_mode: str | None = None,
     databases: Sequence[Path] = (),
     shrink_witness: bool = False,
+    exact_match: bool = False,
 ) -> list[Suggestion]:
     """Suggestions for one (example, prediction), most confident first; empty when nothing is surely wrong.
 
@@ -59,19 +60,16 @@ def suggest_causes(
     database file), are databases generated from the schema: a prediction that returns gold's result on all
     of them gets nothing, one that differs is read as on a real database; with `shrink_witness`, the
     differing database is shrunk to its minimal witness to re-rank table candidates (about 20 ms a pair: off
-    in an evaluation, where it would double the engine's cost).
+    in an evaluation, where it would double the engine's cost). `exact_match`: the evaluation's exact-set
+    match holds (the clauses agree, values aside), so a passing EX on a single row is not looked into (a
+    pass by chance there needs other values, and three in four single-row passes are such copies).
     """
     if gold_result is not None and gold_result.error_kind in ("syntax", "runtime"):
         why = f"gold itself fails: {gold_result.error}"
         return [Suggestion("Evaluation: gold SQL wrong", _shown(why, EXECUTION), 0.9, EXECUTION)]
     signals = exec_signals(gold_result, pred_result)
-    if (
-        ex == 1
-        and signals is not None
-        and signals.same_bag
-        and not signals.trivial
-        and signals.gold_rows != 1
-    ):
+    by_chance = signals is not None and (signals.trivial or (signals.gold_rows == 1 and not exact_match))
+    if ex == 1 and signals is not None and signals.same_bag and not by_chance:
         return []  # the same rows, and not by chance: nothing to suggest (and no parse work spent)
     basis = EXECUTION if gold_result is not None else STRUCTURE  # the database was there and was used
     g, p = _gold_facts(gold, schema), query_facts(pred, schema)

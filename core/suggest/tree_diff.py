@@ -265,6 +265,8 @@ def _same_but_form(a: Conjunct, b: Conjunct) -> bool:
     '1:27'), or a date in another layout."""
     if _core(a.value) == _core(b.value):
         return True
+    if a.kind == b.kind == "str" and (_zero_tail(a.value, b.value) or _zero_tail(b.value, a.value)):
+        return True
     la, lb = re.sub(r"[\s_\-/:.]", "", a.value.lower()), re.sub(r"[\s_\-/:.]", "", b.value.lower())
     if len(la) >= 3 and la == lb:
         return True
@@ -272,6 +274,19 @@ def _same_but_form(a: Conjunct, b: Conjunct) -> bool:
     if len(da) >= 3 and da.lstrip("0") == db.lstrip("0") and not re.sub(r"[\d\W_]", "", a.value + b.value):
         return True
     return bool(da) and len(da) >= 4 and sorted(da) == sorted(db)
+
+
+def _zero_tail(longer: str, shorter: str) -> bool:
+    """A date or time with a zero tail added ('2010-07-19 19:39:08.0' / '2010-07-19 19:39:08', '2012-08-26
+    00:00:00' / '2012-08-26'): the same value in another layout."""
+    return (
+        len(shorter) >= 4
+        and longer.startswith(shorter)
+        and bool(_ZERO_TAIL.fullmatch(longer[len(shorter) :]))
+    )
+
+
+_ZERO_TAIL = re.compile(r"(?:[ T:.]+0+)+")
 
 
 def _in_evidence(value: str, evidence: str) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from sqltriage.core.sql.exact_match import exact_match
 from sqltriage.core.suggest import Suggestion, suggest_causes
 from sqltriage.core.verdicts.exec_compare import EX_MODES, execution_outcomes
 from sqltriage.core.verdicts.execution import execute
@@ -34,7 +35,7 @@ def run_row(row: LabelledRow, data: Path | None = None, *, structure_only: bool 
     """One row as an evaluation runs it, in its dataset's EX mode. Without a database file (BIRD here), the
     row runs on databases generated from the schema and its database's golds (`data`: ../shared/data),
     unless `structure_only`."""
-    ex, error, g, p, tied = None, None, None, None, False
+    ex, error, g, p, tied, em = None, None, None, None, False, False
     mode = row.dataset if row.dataset in EX_MODES else None
     if row.db_path is not None:
         db = row.db_path
@@ -44,6 +45,8 @@ def run_row(row: LabelledRow, data: Path | None = None, *, structure_only: bool 
             error = p.error
             tie = audit_gold(row.gold_sql, g, lambda q: execute(db, q)).tie
             tied = p.ok and tie_sensitive(tie, g.rows, p.rows)
+            if row.schema is not None:  # the evaluation's exact-set match, passed as it passes it
+                em = exact_match(row.gold_sql, row.pred_sql, row.schema).em == 1
     databases: list[Path] = []
     if row.db_path is None and row.schema is not None and data is not None and not structure_only:
         databases = schema_neighbours(row.schema, _golds(data, row.dataset, row.schema.db_id))
@@ -51,7 +54,7 @@ def run_row(row: LabelledRow, data: Path | None = None, *, structure_only: bool 
     found = suggest_causes(
         row.gold_sql, row.pred_sql, schema=row.schema, evidence=row.evidence,
         gold_result=g, pred_result=p, ex=ex, error=error, tie_sensitive=tied, ex_mode=mode,
-        databases=databases,
+        databases=databases, exact_match=em,
     )  # fmt: skip
     return Scored(row, found, ex, time.perf_counter() - started)
 

@@ -395,6 +395,11 @@ AMONG_FIRST = [
         "SELECT id FROM trip WHERE duration >= 3 * 666",
         "Value: mismatch",
     ),
+    (  # the same timestamp with a zero tail
+        "SELECT name FROM badges WHERE date = '2010-07-19 19:39:08.0'",
+        "SELECT name FROM badges WHERE date = '2010-07-19 19:39:08'",
+        "Value: data format",
+    ),
 ]
 
 
