@@ -164,7 +164,9 @@ def _gold_facts(gold: str | ParsedQuery, schema: Schema | None) -> QueryFacts:
     """An evaluation passes one gold parse for every model: its facts are read once per parse."""
     if not isinstance(gold, ParsedQuery):
         return query_facts(gold, schema)
-    return gold.derived(("suggest_facts", schema), lambda: query_facts(gold, schema))
+    # keyed by the schema's identity: hashing a whole schema on every call cost more than the lookup saves
+    # (one gold parse meets one dataset's schema object, which outlives it)
+    return gold.derived(("suggest_facts", id(schema)), lambda: query_facts(gold, schema))
 
 
 def stored_suggestions(text: str | None) -> list[Suggestion] | None:

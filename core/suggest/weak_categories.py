@@ -49,6 +49,8 @@ def _bare(text: str) -> str | None:
 
 def _aggregate_counts(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     """The same aggregates, used a different number of times (MIN(x) - MIN(x) for MAX(x) - MIN(x))."""
+    if g.aggregates == p.aggregates or set(g.aggregates) != set(p.aggregates):
+        return []
     ga, pa = g.aggregates - g.picks, p.aggregates - p.picks
     if set(ga) != set(pa) or ga == pa or len(ga) < 2:
         return []
@@ -80,6 +82,8 @@ def _owners(f: QueryFacts, column: str) -> set[str]:
 def _column_tables(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     """A column gold reads from one table and the prediction from another, both tables being read by both
     queries and the column joining neither: the value comes from the wrong table."""
+    if g.table_columns == p.table_columns:
+        return []
     both = set(g.tables) & set(p.tables)
     joined = _joined_columns(g) | _joined_columns(p)
     out = []
