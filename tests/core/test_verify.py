@@ -161,13 +161,43 @@ def test_wrong_rewrites_are_refuted_with_a_database_sqlite_confirms(
         conn.close()
 
 
-def test_a_difference_only_in_how_ties_fall_is_unknown_with_that_reason(db: Path, witnesses: Path) -> None:
-    """Tied rows come out in an order SQLite does not promise: equal sort keys are not a proof, and a
-    database where only the ties differ is no refutation (SQLite breaks them alike for both)."""
+def test_a_difference_only_in_how_ties_fall_is_verified_with_that_note(db: Path, witnesses: Path) -> None:
+    """Tied rows come out in an order SQL leaves open to both queries: when the two return the same rows
+    in the same blocks of tied positions on every database, they are one query as SQL defines it."""
     gold = "SELECT name FROM emp ORDER BY salary DESC"
     pred = "SELECT name FROM emp ORDER BY salary IS NULL, -salary"
     v = check_pair(gold, pred, db, witness_root=witnesses)
-    assert (v.status, v.note) == ("unknown", "they differ only where ORDER BY keys tie")
+    assert (v.status, v.note) == ("verified", "ties among ORDER BY keys may fall differently")
+    grouped = "SELECT dept_id, count(*) FROM emp GROUP BY dept_id ORDER BY count(*) DESC"
+    counted = "SELECT dept_id, count(id) FROM emp GROUP BY dept_id ORDER BY count(id) DESC"
+    v = check_pair(grouped, counted, db, witness_root=witnesses, timeout=20)
+    assert (v.status, v.note) == ("verified", "ties among ORDER BY keys may fall differently")
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred"),
+    [
+        # a LIMIT through tied rows changes which rows come back, not only their order
+        (
+            "SELECT name FROM emp ORDER BY salary DESC LIMIT 1",
+            "SELECT name FROM emp ORDER BY salary IS NULL, -salary LIMIT 1",
+        ),
+        # the prediction breaks the gold's ties by name: fewer lists than the gold allows
+        ("SELECT name FROM emp ORDER BY age", "SELECT name FROM emp ORDER BY age, name"),
+        # an unordered prediction against an ordered gold
+        ("SELECT name FROM emp ORDER BY age", "SELECT name FROM emp"),
+    ],
+    ids=["limit", "tie-broken", "unordered"],
+)
+def test_ties_that_change_the_rows_or_their_blocks_are_not_verified(
+    db: Path, witnesses: Path, gold: str, pred: str
+) -> None:
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
+    assert v.status != "verified", v
+    if v.status == "refuted":
+        assert v.witness is not None and _separates(v.witness, gold, pred)
+    else:
+        assert v.note == "they differ only where ORDER BY keys tie"
 
 
 def test_bird_semantics_are_sets(db: Path, witnesses: Path) -> None:

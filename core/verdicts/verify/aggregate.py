@@ -177,7 +177,7 @@ def dedupe(rows: list[tuple[Any, tuple[Val, ...]]]) -> list[tuple[Any, tuple[Val
 
 def ranks(enc: Encoder, rows: list[tuple[Any, tuple]], keys: list | None) -> list[Any]:
     """A position per present row: 0 … count−1, all different, following the sort keys (ties free)."""
-    count = z3.Sum(*[z3.If(c, 1, 0) for c, _ in rows]) if rows else z3.IntVal(0)
+    count = z3.Sum(*[s.one_if(c) for c, _ in rows]) if rows else z3.IntVal(0)
     out = [z3.Int(enc.name("rank")) for _ in rows]
     for i, (ci, _) in enumerate(rows):
         enc.facts.append(s.implies(ci, s.and_(out[i] >= 0, out[i] < count)))
@@ -189,6 +189,27 @@ def ranks(enc: Encoder, rows: list[tuple[Any, tuple]], keys: list | None) -> lis
                 enc.facts.append(s.implies(s.and_(ci, cj, first), out[i] < out[j]))
                 enc.facts.append(s.implies(s.and_(ci, cj, second), out[j] < out[i]))
                 enc.ties.append(s.and_(ci, cj, s.not_(first), s.not_(second)))
+    return out
+
+
+def sort_blocks(rows: list[tuple[Any, tuple]], keys: list | None) -> list[tuple[Any, Any]]:
+    """Per row, the block of positions its sort keys give it: (rows sorting strictly before it, rows tied
+    with it, itself included). Any order of the rows within their blocks is one SQL allows, so two ordered
+    results with the same bag of (row, block) admit the same lists: they differ at most in how ties fall.
+    Without keys (no ORDER BY) every row shares one block."""
+    count = z3.Sum(*[s.one_if(c) for c, _ in rows]) if rows else z3.IntVal(0)
+    if keys is None:
+        return [(z3.IntVal(0), count) for _ in rows]
+    out = []
+    for i in range(len(rows)):
+        before, tied = [], [z3.IntVal(1)]
+        for j, (cj, _) in enumerate(rows):
+            if j == i:
+                continue
+            first, second = _sorts_before(keys[j], keys[i]), _sorts_before(keys[i], keys[j])
+            before.append(s.one_if(s.and_(cj, first)))
+            tied.append(s.one_if(s.and_(cj, s.not_(first), s.not_(second))))
+        out.append((z3.Sum(*before) if before else z3.IntVal(0), z3.Sum(*tied)))
     return out
 
 
@@ -215,7 +236,7 @@ def order_limit(enc: Encoder, node: exp.Expression, rel: Rel, keys: list | None)
     r = ranks(enc, rel.rows, keys)
     limit, offset = node.args.get("limit"), node.args.get("offset")
     if limit is None and offset is None:
-        return Rel(rel.rows, rel.names, r, rel.single, rel.heads)
+        return Rel(rel.rows, rel.names, r, rel.single, rel.heads, keys)
     first = _int_literal(offset, "OFFSET") if offset is not None else 0
     rows = []
     for (c, v), ri in zip(rel.rows, r, strict=True):
@@ -264,7 +285,7 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
             raise Unsupported("COUNT(DISTINCT) of several columns")
         arg = arg.expressions[0]
     if isinstance(e, exp.Count) and isinstance(arg, exp.Star):
-        return Val("int", z3.Sum(*[z3.If(c, 1, 0) for c, _ in ctx.group]), s.FALSE)
+        return Val("int", z3.Sum(*[s.one_if(c) for c, _ in ctx.group]), s.FALSE)
     vals = [(c, enc.value(arg, Ctx(env, aliases=dict(ctx.aliases), outer_depth=1))) for c, env in ctx.group]
     counted = [s.and_(c, s.not_(v.null)) for c, v in vals]
     if distinct:
@@ -277,7 +298,7 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
     none = s.not_(s.or_(*counted))
     kinds = {v.kind for _, v in vals} - {"null"}
     if isinstance(e, exp.Count):
-        return Val("int", z3.Sum(*[z3.If(k, 1, 0) for k in counted]), s.FALSE)
+        return Val("int", z3.Sum(*[s.one_if(k) for k in counted]), s.FALSE)
     if not kinds:
         return s.NULL
     if len(kinds) > 1 and not kinds <= {"int", "real"}:
@@ -304,7 +325,7 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
     if isinstance(e, exp.Sum):
         return Val(kind, total, none)
     if isinstance(e, exp.Avg):
-        n = z3.Sum(*[z3.If(k, 1, 0) for k in counted])
+        n = z3.Sum(*[s.one_if(k) for k in counted])
         real_total = z3.ToReal(total) if kind == "int" else total
         return Val("real", z3.If(none, z3.RealVal(0), real_total / z3.ToReal(n)), none)
     raise Unsupported(type(e).__name__.upper())
@@ -358,6 +379,7 @@ def like(enc: Encoder, e: exp.Like, ctx: Ctx) -> Tri:
         return Tri(s.FALSE, s.FALSE)
     if x.kind != "str":
         raise Unsupported("LIKE on a number")
+    s.needs_strings("LIKE")
     parts = []
     for ch in pattern.this:
         if ch == "%":
@@ -427,6 +449,7 @@ def _cast(v: Val, to: str) -> Val:
         if v.kind == "str":
             return v
         if v.kind == "int":
+            s.needs_strings("CAST to text")
             digits = z3.IntToStr(z3.Abs(v.v))
             return Val("str", z3.If(v.v < 0, z3.Concat(z3.StringVal("-"), digits), digits), v.null)
     raise Unsupported(f"CAST of {v.kind} AS {to}")

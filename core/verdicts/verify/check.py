@@ -21,6 +21,7 @@ DEFAULT_TIMEOUT = 2.0  # seconds per pair, encoding and solving together (docs/v
 MODES = ("spider", "bird")
 FALLBACK_BOUND = 2  # rows per table tried when the full bound times out
 FULL_BOUND_SHARE = 0.6  # of the time limit, for the full bound  # bags (ordered when the gold sorts) and sets; the others are not encoded
+TIES_NOTE = "ties among ORDER BY keys may fall differently"  # the note of a `verified` up to tie order
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,9 +113,17 @@ def _check_pair(
         if last or found[:2] != ("unknown", "timeout"):
             break
     bound = n
-    status, payload, untied = found
+    status, payload, untied, beyond_ties = found
     if status != "sat":
         return done(status, payload)
+    if beyond_ties is not None:
+        # They may differ only in how ties under the outer ORDER BY fall, which SQL leaves open for both:
+        # unsatisfiable here means the same rows in the same blocks of tied positions on every database.
+        status, found_beyond = beyond_ties()
+        if status == "verified":
+            return done("verified", TIES_NOTE)
+        if status == "sat":
+            payload = found_beyond  # a database where they differ in more than tie order
     from sqltriage.core.verdicts.verify.counterexample import confirm
 
     def confirmed_by_sqlite(tables: Any) -> Any:
@@ -158,26 +167,29 @@ def _solve(
     *,
     solve: bool = True,
 ) -> tuple[str, Any, Any]:
-    """(status, note or model tables, a retry without ORDER BY ties when the encoding has any, else None)."""
+    """(status, note or model tables, a retry without ORDER BY ties when the encoding has any, else None,
+    the question "do they differ beyond how the outer ORDER BY's ties fall" when it applies, else None)."""
     import sqlglot
     import z3
     from sqlglot.errors import SqlglotError
 
     from sqltriage.core.verdicts.exec_compare import order_matters, spider_sql
+    from sqltriage.core.verdicts.verify import symbolic
     from sqltriage.core.verdicts.verify.encode import Encoder, Timeout
-    from sqltriage.core.verdicts.verify.results import differ
+    from sqltriage.core.verdicts.verify.results import differ, differ_beyond_ties, tie_blind
     from sqltriage.core.verdicts.verify.symbolic import Unsupported
     from sqltriage.core.verdicts.verify.tables import SymDatabase
+    from sqltriage.core.verdicts.verify.text_codes import NeedsStrings
 
     texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
     if _bare(texts[0]) == _bare(texts[1]):
-        return "verified", None, None  # the same text: the same plan, the same rows in the same order
+        return "verified", None, None, None  # the same text: the same plan, the same rows in the same order
     if solve and same_query(gold_sql, pred_sql, mode, _column_names(db_path, extra_fks)):
-        return "verified", None, None  # the same query but for case, spacing and aliases: the same plan
+        return "verified", None, None, None  # the same query but for case, spacing and aliases: the same plan
     try:
         trees = [sqlglot.parse_one(t, read="sqlite") for t in texts]
     except (SqlglotError, ValueError) as exc:
-        return "unknown", f"does not parse: {str(exc).splitlines()[0][:120]}", None
+        return "unknown", f"does not parse: {str(exc).splitlines()[0][:120]}", None, None
     ordered = mode == "spider" and order_matters(gold_sql)
     literals = frozenset(
         lit.this if lit.is_string else _number(lit.this)
@@ -186,37 +198,80 @@ def _solve(
     ) | frozenset(
         c.name for tree in trees for c in tree.find_all(sqlglot.exp.Column) if c.this.args.get("quoted")
     )
+    # Text as integers in the same order when the pair only compares, sorts and returns text (several
+    # times faster to solve than z3's strings); with strings when some construct needs them.
+    codes = _text_codes(trees, literals, db_path, extra_fks)
     try:
-        db = SymDatabase(db_path, bound, literals, extra_fks)
-        enc = Encoder(db, deadline)
-        gold, pred = enc.query(trees[0]), enc.query(trees[1])
-        goal = differ(enc, gold, pred, mode, ordered)
+        while True:
+            symbolic.encode_text_as_integers(codes)
+            try:
+                db = SymDatabase(db_path, bound, literals, extra_fks)
+                enc = Encoder(db, deadline)
+                gold, pred = enc.query(trees[0]), enc.query(trees[1])
+                goal = differ(enc, gold, pred, mode, ordered)
+                break
+            except NeedsStrings:
+                if codes is None:
+                    raise
+                codes = None
     except Timeout:
-        return "unknown", "timeout", None
+        return "unknown", "timeout", None, None
     except Unsupported as exc:
-        return "unknown", str(exc), None
+        return "unknown", str(exc), None, None
     except z3.Z3Exception as exc:
-        return "unknown", f"solver error: {exc}", None
+        return "unknown", f"solver error: {exc}", None, None
+    except NeedsStrings as exc:  # a text constant the code lacks, with strings as well: not expected
+        return "unknown", f"not encoded: {exc}", None, None
     if not solve:
-        return "encoded", None, None
+        return "encoded", None, None, None
     # Simplifying and eliminating the equalities first (the symbolic rows are full of them) before the
     # SMT core solves several times faster than z3's default solver on these formulas.
     solver = z3.Then("simplify", "propagate-values", "solve-eqs", "smt").solver()
     solver.add(*db.constraints, *enc.facts, goal)
     status, payload = _check(solver, db, deadline)
-    if status != "sat" or not enc.ties:
-        return status, payload, None
+    if status != "sat":
+        return status, payload, None, None
 
     def untied() -> tuple[str, Any]:
         solver.add(z3.Not(z3.Or(*enc.ties)))
         return _check(solver, db, deadline)
 
-    return status, payload, untied
+    def beyond_ties() -> tuple[str, Any]:
+        try:
+            goal = differ_beyond_ties(enc, gold, pred)
+        except (Unsupported, z3.Z3Exception) as exc:
+            return "unknown", str(exc)
+        relaxed = z3.Then("simplify", "propagate-values", "solve-eqs", "smt").solver()
+        relaxed.add(*db.constraints, *enc.facts, goal)
+        return _check(relaxed, db, deadline)
+
+    blind = beyond_ties if ordered and tie_blind(gold, pred) else None
+    return status, payload, untied if enc.ties else None, blind
+
+
+def _text_codes(trees: list, literals: frozenset, db_path: Path, extra_fks: tuple) -> Any:
+    """The integer code for text of this pair, or None when a construct in it certainly needs strings.
+    Its constants: the pair's text literals, its integer literals written as text (a number compared with
+    a text column), and the mined categorical values of text columns."""
+    from sqlglot import exp
+
+    from sqltriage.core.verdicts.verify.tables import db_info
+    from sqltriage.core.verdicts.verify.text_codes import TextCodes
+
+    if any(t.find(exp.Like, exp.ILike, exp.DPipe, exp.Concat) for t in trees):
+        return None
+    texts = {x for x in literals if isinstance(x, str)}
+    texts |= {str(sign * x) for x in literals if isinstance(x, int) for sign in (1, -1)}
+    for _, cols in db_info(db_path, extra_fks).values():
+        texts |= {x for c in cols if c.kind == "str" for x in c.domain if isinstance(x, str)}
+    return TextCodes(texts)
 
 
 def _check(solver: Any, db: Any, deadline: float) -> tuple[str, Any]:
     """One call of the solver within what is left of the deadline, guarded by a timer should z3 overrun."""
     import z3
+
+    from sqltriage.core.verdicts.verify.text_codes import NeedsStrings
 
     left = deadline - time.monotonic()
     if left <= 0:
@@ -234,7 +289,10 @@ def _check(solver: Any, db: Any, deadline: float) -> tuple[str, Any]:
     if answer == z3.unsat:
         return "verified", None
     if answer == z3.sat:
-        return "sat", _tables(solver.model(), db)
+        try:
+            return "sat", _tables(solver.model(), db)
+        except NeedsStrings as exc:
+            return "unknown", str(exc)
     reason = solver.reason_unknown()
     return "unknown", "timeout" if (
         "timeout" in reason or "cancel" in reason or "interrupt" in reason
@@ -340,7 +398,33 @@ def _tables(model: Any, db: Any) -> dict[str, list[dict[str, Any]]]:
                 row[c.name] = None if v is None else _python(model, v)
             rows.append(row)
         out[t.name] = rows
+    codes = _active_codes()
+    if codes is not None:  # text encoded as integers: the texts in the same order, constants as written
+        text_columns = {t.name: [c.name for c in t.columns if c.kind == "str"] for t in db.tables.values()}
+        used = [
+            r[c] for name, rows in out.items() for r in rows for c in text_columns[name] if r[c] is not None
+        ]
+        texts = codes.decode(used)
+        if texts is None:
+            raise _undecodable()
+        for name, rows in out.items():
+            for r in rows:
+                for c in text_columns[name]:
+                    if r[c] is not None:
+                        r[c] = texts[r[c]]
     return out
+
+
+def _active_codes() -> Any:
+    from sqltriage.core.verdicts.verify.symbolic import text_codes
+
+    return text_codes()
+
+
+def _undecodable() -> Exception:
+    from sqltriage.core.verdicts.verify.text_codes import NeedsStrings
+
+    return NeedsStrings("the counterexample's texts do not fit between the constants")
 
 
 def _true(b: Any) -> bool:
@@ -355,8 +439,8 @@ def _python(model: Any, v: Any) -> Any:
     if _true(model.eval(v.null, model_completion=True)):
         return None
     x = model.eval(v.v, model_completion=True)
-    if v.kind == "int":
-        return x.as_long()
+    if v.kind == "int" or (v.kind == "str" and _active_codes() is not None):
+        return x.as_long()  # a text's code, decoded by _tables
     if v.kind == "real":
         return float(x.as_fraction())
     if z3.is_string_value(x):

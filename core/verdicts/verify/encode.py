@@ -44,6 +44,7 @@ class Rel:
     ranks: list[Any] | None = None  # a row's position when the relation is ordered
     single: bool = False  # one aggregate row, always present (an aggregate without GROUP BY)
     heads: list[str] = field(default_factory=list)  # per column, what it computes (results.column_order)
+    keys: list[Any] | None = None  # per row, its ORDER BY key values, when ordered without LIMIT/OFFSET
 
 
 @dataclass(slots=True)

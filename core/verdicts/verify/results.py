@@ -31,6 +31,41 @@ def differ(enc: Encoder, gold: Rel, pred: Rel, mode: str, ordered: bool) -> Any:
     return _bags_differ(enc, gold, pred)
 
 
+def tie_blind(gold: Rel, pred: Rel) -> bool:
+    """Whether `differ_beyond_ties` applies: the gold sorts without LIMIT/OFFSET, and the prediction either
+    sorts without them too or does not sort. A cut (LIMIT, OFFSET) through tied rows changes *which* rows
+    come back, not only their order: that stays a difference."""
+    return gold.keys is not None and (pred.keys is not None or pred.ranks is None)
+
+
+def differ_beyond_ties(enc: Encoder, gold: Rel, pred: Rel) -> Any:
+    """The ordered results differ in more than how ties fall: their sizes differ, or some row with its block
+    of positions (aggregate.sort_blocks) occurs a different number of times in the two. Unsatisfiable means
+    that on every database the two admit the same lists (each row free within its block, as SQL leaves
+    it): the same query as SQL defines it, though SQLite may break ties differently for each."""
+    from sqltriage.core.verdicts.verify.aggregate import sort_blocks
+
+    if len(gold.names) != len(pred.names):
+        some = [c for c, _ in gold.rows + pred.rows]
+        return s.or_(*some) if some else s.FALSE
+    pred = _reordered(pred, column_order(gold.heads, pred.heads))
+    g = [
+        (c, (*v, s.Val("int", lo, s.FALSE), s.Val("int", n, s.FALSE)))
+        for (c, v), (lo, n) in zip(gold.rows, sort_blocks(gold.rows, gold.keys), strict=True)
+    ]
+    p = [
+        (c, (*v, s.Val("int", lo, s.FALSE), s.Val("int", n, s.FALSE)))
+        for (c, v), (lo, n) in zip(pred.rows, sort_blocks(pred.rows, pred.keys), strict=True)
+    ]
+    return _bags_differ(enc, _rel_of(gold, g), _rel_of(pred, p))
+
+
+def _rel_of(rel: Rel, rows: list) -> Rel:
+    from sqltriage.core.verdicts.verify.encode import Rel
+
+    return Rel(rows, [*rel.names, "#before", "#tied"], heads=[*rel.heads, "#before", "#tied"])
+
+
 def column_order(gold: list[str], pred: list[str]) -> list[int]:
     """For each gold column, the prediction's column that computes the same thing (`count(*)` ↔ `count(*)`,
     then the same function or column name), the rest in order. Spider's comparison accepts any column
@@ -58,7 +93,8 @@ def _reordered(rel: Rel, order: list[int]) -> Rel:
     from sqltriage.core.verdicts.verify.encode import Rel
 
     rows = [(c, tuple(v[j] for j in order)) for c, v in rel.rows]
-    return Rel(rows, [rel.names[j] for j in order], rel.ranks, rel.single, [rel.heads[j] for j in order])
+    heads = [rel.heads[j] for j in order]
+    return Rel(rows, [rel.names[j] for j in order], rel.ranks, rel.single, heads, rel.keys)
 
 
 def _bags_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
@@ -77,11 +113,11 @@ def _bags_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
 
 
 def _size(rel: Rel) -> Any:
-    return z3.Sum(*[z3.If(c, 1, 0) for c, _ in rel.rows]) if rel.rows else z3.IntVal(0)
+    return z3.Sum(*[s.one_if(c) for c, _ in rel.rows]) if rel.rows else z3.IntVal(0)
 
 
 def _count(rel: Rel, v: tuple) -> Any:
-    return z3.Sum(*[z3.If(s.and_(c, s.same_row(w, v)), 1, 0) for c, w in rel.rows]) if rel.rows else 0
+    return z3.Sum(*[s.one_if(s.and_(c, s.same_row(w, v))) for c, w in rel.rows]) if rel.rows else 0
 
 
 def _missing(a: Rel, b: Rel) -> Any:
@@ -98,8 +134,8 @@ def _ordered_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
 
     g_ranks = gold.ranks if gold.ranks is not None else ranks(enc, gold.rows, None)
     p_ranks = pred.ranks if pred.ranks is not None else ranks(enc, pred.rows, None)
-    n_gold = z3.Sum(*[z3.If(c, 1, 0) for c, _ in gold.rows]) if gold.rows else z3.IntVal(0)
-    n_pred = z3.Sum(*[z3.If(c, 1, 0) for c, _ in pred.rows]) if pred.rows else z3.IntVal(0)
+    n_gold = z3.Sum(*[s.one_if(c) for c, _ in gold.rows]) if gold.rows else z3.IntVal(0)
+    n_pred = z3.Sum(*[s.one_if(c) for c, _ in pred.rows]) if pred.rows else z3.IntVal(0)
     clash = [
         s.and_(cg, cp, rg == rp, s.not_(s.same_row(vg, vp)))
         for (cg, vg), rg in zip(gold.rows, g_ranks, strict=True)

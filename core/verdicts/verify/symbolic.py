@@ -1,6 +1,7 @@
 """Symbolic SQL values and SQL's three-valued logic over z3 terms.
 
-A value is a z3 term of one sort (`int` → Int, `real` → Real, `str` → String) and a Boolean saying it is
+A value is a z3 term of one sort (`int` → Int, `real` → Real, `str` → String, or Int under an
+order-preserving code while `encode_text_as_integers` holds one, text_codes.py) and a Boolean saying it is
 NULL; a condition is a pair (holds, fails): neither means UNKNOWN, which is how NULL spreads through
 comparisons, AND, OR and NOT. Numbers of both sorts compare after widening to Real; text compares with
 text (z3's `str.<` is the code point order, which is the byte order SQLite's BINARY collation uses on
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import z3
+
+from sqltriage.core.verdicts.verify.text_codes import NeedsStrings, TextCodes
 
 
 class Unsupported(Exception):
@@ -38,6 +41,25 @@ class Tri:
 
 TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
 NULL = Val("null", None, TRUE)
+
+# The code text is encoded with, for the pair being checked (None: z3's strings). Module state because the
+# constructors below are called from everywhere in the encoding; one pair at a time per process.
+_text: TextCodes | None = None
+
+
+def encode_text_as_integers(codes: TextCodes | None) -> None:
+    global _text
+    _text = codes
+
+
+def text_codes() -> TextCodes | None:
+    return _text
+
+
+def needs_strings(what: str) -> None:
+    """Called where a construct needs z3's strings: under the integer code, the pair is encoded again."""
+    if _text is not None:
+        raise NeedsStrings(what)
 
 
 # z3's own And/Or/Not coerce and check every argument in Python, which dominated the encoding time; these
@@ -83,6 +105,37 @@ def _mk(f: Any, xs: list[Any]) -> Any:
     return z3.BoolRef(f(ctx.ref(), len(xs), arr), ctx)
 
 
+_RELATION = {
+    "=": z3.Z3_mk_eq,
+    "<": z3.Z3_mk_lt,
+    "<=": z3.Z3_mk_le,
+    ">": z3.Z3_mk_gt,
+    ">=": z3.Z3_mk_ge,
+}
+
+
+def relation(op: str, x: Any, y: Any) -> Any:
+    """`x op y` for two terms of one sort, through the C API: z3's operators coerce and check both sides
+    in Python, which was a good part of the encoding's time. Terms of different sorts take that path."""
+    if op == "!=":
+        return not_(relation("=", x, y))
+    ctx = x.ctx
+    try:
+        ast = _RELATION[op](ctx.ref(), x.as_ast(), y.as_ast())
+    except (z3.Z3Exception, AttributeError):
+        return {"=": x == y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
+    return z3.BoolRef(ast, ctx)
+
+
+def one_if(c: Any) -> Any:
+    """1 when `c` holds, else 0 (an Int term), for counting."""
+    ctx = c.ctx
+    return z3.ArithRef(z3.Z3_mk_ite(ctx.ref(), c.as_ast(), _ONE.as_ast(), _ZERO.as_ast()), ctx)
+
+
+_ONE, _ZERO = z3.IntVal(1), z3.IntVal(0)
+
+
 def null_of(v: Val) -> Val:
     """A NULL of `v`'s sort (a LEFT JOIN's padding)."""
     return Val(v.kind, v.v, TRUE) if v.kind != "null" else NULL
@@ -102,11 +155,20 @@ def const(value: object) -> Val:
         return Val("int", z3.IntVal(value), FALSE)
     if isinstance(value, float):
         return Val("real", real_val(value), FALSE)
+    if _text is not None:
+        return Val("str", z3.IntVal(_text.code(str(value))), FALSE)
     return Val("str", z3.StringVal(str(value)), FALSE)
 
 
+def text_of(x: Val) -> str:
+    """The Python text of a text constant."""
+    value = z3.simplify(x.v)
+    return _text.text(value.as_long()) if _text is not None else value.as_string()
+
+
 def fresh(kind: str, name: str) -> Val:
-    sort = {"int": z3.IntSort(), "real": z3.RealSort(), "str": z3.StringSort()}[kind]
+    text_sort = z3.IntSort() if _text is not None else z3.StringSort()
+    sort = {"int": z3.IntSort(), "real": z3.RealSort(), "str": text_sort}[kind]
     return Val(kind, z3.Const(name, sort), z3.Bool(name + "?"))
 
 
@@ -159,11 +221,11 @@ def align(a: Val, b: Val, a_literal: bool = False, b_literal: bool = False) -> t
 
 
 def _text_number(x: Val) -> int | float | None:
-    return _numeric_text(z3.simplify(x.v).as_string().strip())
+    return _numeric_text(text_of(x).strip())
 
 
 def _literal_as_number(x: Val) -> Val:
-    text = z3.simplify(x.v).as_string()
+    text = text_of(x)
     number = _numeric_text(text.strip())
     if number is None:
         raise Unsupported("comparison of a number with non-numeric text")
@@ -188,7 +250,7 @@ def compare(op: str, a: Val, b: Val, a_literal: bool = False, b_literal: bool = 
     a, b = align(a, b, a_literal, b_literal)
     known = and_(not_(a.null), not_(b.null))
     x, y = a.v, b.v
-    holds = {"=": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
+    holds = relation(op, x, y)
     return Tri(and_(known, holds), and_(known, not_(holds)))
 
 
@@ -200,6 +262,7 @@ def _text_with_number(op: str, a: Val, b: Val) -> Tri:
     an integer compares as that integer, and any other text sorts after every number."""
     if a.kind != "str":
         return _text_with_number(_FLIP[op], b, a)
+    needs_strings("text compared with a number column")
     digits = z3.Plus(z3.Range("0", "9"))
     is_number = z3.InRe(a.v, digits)
     n = z3.StrToInt(a.v)
@@ -224,7 +287,7 @@ def same(a: Val, b: Val) -> Any:
     if a.kind != b.kind and not (a.numeric and b.numeric):
         return both_null
     x, y = (a.v, b.v) if a.kind == b.kind else (_real(a), _real(b))
-    return or_(both_null, and_(not_(a.null), not_(b.null), x == y))
+    return or_(both_null, and_(not_(a.null), not_(b.null), relation("=", x, y)))
 
 
 def same_row(a: tuple[Val, ...], b: tuple[Val, ...]) -> Any:
@@ -241,7 +304,7 @@ def before(a: Val, b: Val) -> Any:
         return FALSE
     if a.kind == b.kind or (a.numeric and b.numeric):
         x, y = (a.v, b.v) if a.kind == b.kind else (_real(a), _real(b))
-        return or_(and_(a.null, not_(b.null)), and_(not_(a.null), not_(b.null), x < y))
+        return or_(and_(a.null, not_(b.null)), and_(not_(a.null), not_(b.null), relation("<", x, y)))
     text_first = a.kind == "str"  # numbers sort before text
     return or_(and_(a.null, not_(b.null)), and_(not_(a.null), not_(b.null), FALSE if text_first else TRUE))
 
@@ -251,6 +314,7 @@ def arith(op: str, a: Val, b: Val) -> Val:
         return NULL
     if not (a.numeric and b.numeric):
         if op == "||" and a.kind == "str" and b.kind == "str":
+            needs_strings("||")
             return Val("str", z3.Concat(a.v, b.v), or_(a.null, b.null))
         raise Unsupported(f"arithmetic {op} on text")
     null = or_(a.null, b.null)

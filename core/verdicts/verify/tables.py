@@ -124,6 +124,8 @@ class SymDatabase:
                 v = fresh(c.kind, f"{info.name}#{i}.{c.name}")
                 if c.not_null:
                     v = Val(v.kind, v.v, s.FALSE)  # a constant: the NULL logic over it folds away
+                if c.kind == "str" and s.text_codes() is not None:
+                    self.constraints.append(v.v >= 0)  # no text sorts below the empty one (code 0)
                 values[c.name.lower()] = v
                 self._column_rules(present, v, c)
             if prev is not None:
@@ -198,7 +200,7 @@ def _fits(kind: str, x: object) -> bool:
 
 def _z3(kind: str, x: object) -> Any:
     if kind == "str":
-        return z3.StringVal(str(x))
+        return s.const(str(x)).v
     if kind == "int":
         return z3.IntVal(int(x))  # type: ignore[call-overload]
     return real_val(float(x))  # type: ignore[arg-type]
