@@ -13,6 +13,7 @@ non-NULL, and a categorical column (at most `CATEGORICAL_MAX` distinct values ov
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,18 +162,20 @@ class SymDatabase:
                     self.constraints.append(s.not_(s.and_(pi, pj, *clash)))
 
     def _ascending(self, t: SymTable, info: Any) -> None:
-        """Present rows in ascending order of a numeric primary key that is never NULL. The queries' results
-        do not depend on the order of a table's rows (every order SQL leaves open is a free choice), so any
-        database is one of these with its rows renamed: the same answers, and the solver does not explore
-        the orderings of every table's rows."""
+        """Present rows in ascending order of a primary key of one column that is never NULL. The queries'
+        results do not depend on the order of a table's rows (every order SQL leaves open is a free
+        choice), so any database is one of these with its rows renamed: the same answers, and the solver
+        does not explore the orderings of every table's rows. A text key counts when text is encoded as
+        integers in its own order."""
         if len(info.pk_columns) != 1:
             return
         key = info.pk_columns[0].lower()
+        ordered = ("int", "real", "str") if s.text_codes() is not None else ("int", "real")
         column = next((c for c in t.columns if c.name.lower() == key), None)
-        if column is None or not column.not_null or column.kind not in ("int", "real"):
+        if column is None or not column.not_null or column.kind not in ordered:
             return
-        for (_, a), (present, b) in zip(t.rows, t.rows[1:], strict=False):
-            self.constraints.append(s.implies(present, a[key].v < b[key].v))
+        for (_, a), (present, b) in itertools.pairwise(t.rows):
+            self.constraints.append(s.implies(present, s.relation("<", a[key].v, b[key].v)))
 
     def _foreign_keys(self) -> None:
         """Each foreign key whose both tables are encoded, once both are."""
