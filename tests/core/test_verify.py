@@ -273,3 +273,30 @@ def test_the_same_query_written_differently_is_verified_ties_and_all(db: Path, w
     assert (v.status, v.note) == ("verified", None) and v.seconds < 1
     other = "select T.AGE as a, T.Name from EMP as T where T.name <> 'zed' order by a limit 1"
     assert check_pair(gold, other, db, witness_root=witnesses).status != "verified"
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred"),
+    [
+        (  # the two sides of a self-join are two tables, not one
+            "SELECT T1.name FROM emp AS T1 JOIN emp AS T2 ON T1.id = T2.salary",
+            "SELECT T2.name FROM emp AS T1 JOIN emp AS T2 ON T1.id = T2.salary",
+        ),
+        (  # a correlated reference to the outer table is not a column of the subquery's own table
+            "SELECT name FROM emp AS T1 WHERE EXISTS (SELECT 1 FROM emp AS T2 WHERE T2.age = T1.id)",
+            "SELECT name FROM emp AS T1 WHERE EXISTS (SELECT 1 FROM emp AS T2 WHERE T2.age = T2.id)",
+        ),
+    ],
+    ids=["self-join", "correlated"],
+)
+def test_aliases_of_one_table_read_twice_are_not_the_same_query(
+    db: Path, witnesses: Path, gold: str, pred: str
+) -> None:
+    from sqltriage.core.verdicts.verify.check import same_query
+
+    assert not same_query(gold, pred)
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
+    assert v.status == "refuted", v
+    assert v.witness is not None and _separates(v.witness, gold, pred)
+    renamed = gold.replace("T1", "a").replace("T2", "b")
+    assert same_query(gold, renamed)  # the same aliases under other names are the same query

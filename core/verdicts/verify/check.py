@@ -324,6 +324,8 @@ def _canonical(tree: Any, any_column_order: bool = False, columns: frozenset | N
     """The query with what cannot change SQLite's plan written one way: identifier case and quotes, table
     aliases (and the table's name on a column of a one-table query), output names, an ORDER BY on a select
     alias, ASC, a double-quoted string; with `any_column_order`, the select list in sorted order."""
+    from collections import Counter
+
     from sqlglot import exp
 
     tree = tree.copy()
@@ -331,21 +333,38 @@ def _canonical(tree: Any, any_column_order: bool = False, columns: frozenset | N
         if not c.table and c.this.args.get("quoted") and c.parent_select is not None:
             known = columns is not None and c.name.lower() not in columns
             c.replace(exp.Literal.string(c.name if known else "\0" + c.name))
-    for select in list(tree.find_all(exp.Select)):
-        aliases = {}
-        sources = [t for t in select.find_all(exp.Table) if t.parent_select is select]
-        for t in sources:
-            if t.alias:
-                aliases[t.alias.lower()] = t.name.lower()
-                t.set("alias", None)
-        one_table = len(sources) == 1 and not select.args.get("joins")
+    # Each table read gets one name for the whole query: its own when it is read once, else its name and
+    # its place in the query (a self-join's two sides, or an outer table a subquery also reads, must stay
+    # apart: `T1.x = T2.y` is not `T2.x = T2.y`). A column's qualifier is resolved in its own query, then
+    # in the enclosing ones (a correlated reference), and dropped only when it names the one table of its
+    # own query.
+    reads = Counter(t.name.lower() for t in tree.find_all(exp.Table))
+    seen: Counter = Counter()
+    scopes: dict[int, dict[str, str]] = {}
+    selects = list(tree.find_all(exp.Select))
+    for select in selects:
+        names: dict[str, str] = {}
+        for t in [t for t in select.find_all(exp.Table) if t.parent_select is select]:
+            base = t.name.lower()
+            seen[base] += 1
+            name = base if reads[base] == 1 else f"{base}#{seen[base]}"
+            names[(t.alias or t.name).lower()] = name  # an aliased table is not known by its name
+            t.set("alias", None if name == base else exp.TableAlias(this=exp.to_identifier(name)))
+        scopes[id(select)] = names
+    for select in selects:
+        own = scopes[id(select)]
+        one_table = len(set(own.values())) == 1 and not select.args.get("joins")
         for c in select.find_all(exp.Column):
-            if c.parent_select is not select:
+            if c.parent_select is not select or not c.table:
                 continue
-            if one_table:
-                c.set("table", None)
-            elif c.table.lower() in aliases:
-                c.set("table", exp.to_identifier(aliases[c.table.lower()]))
+            name, scope = None, select
+            while scope is not None and name is None:
+                name = scopes.get(id(scope), {}).get(c.table.lower())
+                scope = scope.parent_select
+            if name is None:
+                continue  # a subquery in FROM, by its alias: kept as written
+            own_table = one_table and name in own.values()
+            c.set("table", None if own_table else exp.to_identifier(name))
         named = {e.alias.lower(): e.this for e in select.expressions if isinstance(e, exp.Alias)}
         order = select.args.get("order")
         positional = False
