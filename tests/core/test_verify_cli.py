@@ -146,3 +146,24 @@ def test_a_row_a_neighbour_refuted_is_refuted_with_its_witness_without_solving(
         assert Path(witness).is_file()
     solved = [r for r in rows if r[1] == 1]
     assert solved and all(r[3] == "verified" and r[4] == 3 and r[5] != BY_A_NEIGHBOUR for r in solved)
+
+
+def test_the_facet_tells_a_verdict_up_to_tie_order_from_a_plain_one() -> None:
+    import polars as pl
+
+    from sqltriage.core.reporting.facet_text import facet_text
+    from sqltriage.core.verdicts.verify.check import TIES_NOTE
+
+    frame = pl.DataFrame(
+        {
+            "equivalence": ["verified", "verified", "unknown", "refuted"],
+            "equivalence_note": [None, TIES_NOTE, "timeout", "every neighbour passed"],
+        }
+    )
+    shown = frame.select(facet_text(frame, "equivalence")).to_series().to_list()
+    assert shown == [
+        "verified",
+        "verified: ties among ORDER BY keys may fall differently",
+        "unknown: timeout",
+        "refuted",
+    ]
