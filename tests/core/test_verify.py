@@ -300,3 +300,19 @@ def test_aliases_of_one_table_read_twice_are_not_the_same_query(
     assert v.witness is not None and _separates(v.witness, gold, pred)
     renamed = gold.replace("T1", "a").replace("T2", "b")
     assert same_query(gold, renamed)  # the same aliases under other names are the same query
+
+
+def test_a_prediction_spelled_differently_gets_the_same_verdict_and_a_witness_that_separates_it(
+    db: Path,
+) -> None:
+    from sqltriage.core.verdicts.verify.columns import verify_columns
+
+    gold = "SELECT count(*) FROM emp"
+    passed = {"ex_spider": 1, "ex_ts": None, "ts_witness": None, "ts_witness_rows": None}
+    first = verify_columns(gold, "SELECT count(age) FROM emp", db, passed, bound=3, timeout=10)
+    again = verify_columns(gold, "select COUNT(T.AGE) from EMP as T", db, passed, bound=3, timeout=10)
+    assert first["equivalence"] == again["equivalence"] == "refuted"
+    assert _separates(Path(again["ts_witness"]), gold, "select COUNT(T.AGE) from EMP as T")
+    verified = verify_columns(gold, "SELECT count(e.id) FROM emp AS e", db, passed, bound=3, timeout=10)
+    assert verified["equivalence"] == "verified"
+    assert verify_columns(gold, "select COUNT(ID) from EMP", db, passed, bound=3, timeout=10) == verified

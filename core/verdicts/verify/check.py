@@ -10,6 +10,7 @@ deadline (z3's own timeout, and a timer that interrupts z3 should it overrun) bo
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from dataclasses import dataclass
@@ -184,7 +185,7 @@ def _solve(
     texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
     if _bare(texts[0]) == _bare(texts[1]):
         return "verified", None, None, None  # the same text: the same plan, the same rows in the same order
-    if solve and same_query(gold_sql, pred_sql, mode, _column_names(db_path, extra_fks)):
+    if solve and same_query(gold_sql, pred_sql, mode, column_names(db_path, extra_fks)):
         return "verified", None, None, None  # the same query but for case, spacing and aliases: the same plan
     try:
         trees = [sqlglot.parse_one(t, read="sqlite") for t in texts]
@@ -226,7 +227,7 @@ def _solve(
         return "encoded", None, None, None
     # Simplifying and eliminating the equalities first (the symbolic rows are full of them) before the
     # SMT core solves several times faster than z3's default solver on these formulas.
-    solver = z3.Then("simplify", "propagate-values", "solve-eqs", "smt").solver()
+    solver = _solver()
     solver.add(*db.constraints, *enc.facts, goal)
     status, payload = _check(solver, db, deadline)
     if status != "sat":
@@ -241,7 +242,7 @@ def _solve(
             goal = differ_beyond_ties(enc, gold, pred)
         except (Unsupported, z3.Z3Exception) as exc:
             return "unknown", str(exc)
-        relaxed = z3.Then("simplify", "propagate-values", "solve-eqs", "smt").solver()
+        relaxed = _solver()
         relaxed.add(*db.constraints, *enc.facts, goal)
         return _check(relaxed, db, deadline)
 
@@ -265,6 +266,15 @@ def _text_codes(trees: list, literals: frozenset, db_path: Path, extra_fks: tupl
     for _, cols in db_info(db_path, extra_fks).values():
         texts |= {x for c in cols if c.kind == "str" for x in c.domain if isinstance(x, str)}
     return TextCodes(texts)
+
+
+TACTICS = ("simplify", "propagate-values", "solve-eqs", "smt")
+
+
+def _solver() -> Any:
+    import z3
+
+    return z3.Then(*TACTICS).solver()
 
 
 def _check(solver: Any, db: Any, deadline: float) -> tuple[str, Any]:
@@ -304,20 +314,28 @@ def same_query(gold_sql: str, pred_sql: str, mode: str = "spider", columns: froz
     names): SQLite plans them alike, so they agree on every database, ties included. Decided without solving.
     `columns` (the database's column names, lower case) lets a double-quoted name that is no column be read
     as the string SQLite reads it."""
-    import sqlglot
-
     from sqltriage.core.verdicts.exec_compare import spider_sql
 
     texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
     if _bare(texts[0]) == _bare(texts[1]):
         return True
+    gold, pred = canonical(gold_sql, mode, columns), canonical(pred_sql, mode, columns)
+    return gold is not None and gold == pred
+
+
+@functools.lru_cache(maxsize=2048)
+def canonical(sql: str, mode: str = "spider", columns: frozenset | None = None) -> str | None:
+    """The query written one way (`_canonical`), None when sqlglot cannot read it. Kept per process: a gold
+    is met once per model, and a prediction once by the memo of verdicts and once by `same_query`."""
+    import sqlglot
+
+    from sqltriage.core.verdicts.exec_compare import spider_sql
+
     try:
-        trees = [sqlglot.parse_one(t, read="sqlite") for t in texts]
-        return _canonical(trees[0], mode == "spider", columns) == _canonical(
-            trees[1], mode == "spider", columns
-        )
+        tree = sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")
+        return _canonical(tree, mode == "spider", columns)
     except Exception:  # a text sqlglot cannot read is simply not recognised as the same
-        return False
+        return None
 
 
 def _canonical(tree: Any, any_column_order: bool = False, columns: frozenset | None = None) -> str:
@@ -383,7 +401,7 @@ def _canonical(tree: Any, any_column_order: bool = False, columns: frozenset | N
     return tree.sql(dialect="sqlite")
 
 
-def _column_names(db_path: Path, extra_fks: tuple) -> frozenset | None:
+def column_names(db_path: Path, extra_fks: tuple = ()) -> frozenset | None:
     from sqltriage.core.verdicts.verify.tables import db_info
 
     try:

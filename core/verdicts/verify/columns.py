@@ -3,8 +3,9 @@
 Only EX passes are checked (a fail is already refuted by the original database), and not those a neighbour
 refuted (`ex_ts` = 0 with its witness): they are `refuted` with that witness, no solving. A refutation's database is
 shown as a neighbour witness is: it fills `ts_witness` / `ts_witness_rows` when no neighbour refuted the
-row, and a row every neighbour passed (`ex_ts` = 1) gets `ex_ts` = 0. Models often predict the same text:
-a verdict is kept per process for the same (gold, prediction, database, bound, timeout, mode).
+row, and a row every neighbour passed (`ex_ts` = 1) gets `ex_ts` = 0. Models often predict the same text, or
+the same query spelled differently: a verdict is kept per process for the same (gold, prediction or its
+canonical form, database, bound, timeout, mode); a reused refutation's database is re-run on the prediction.
 """
 
 from __future__ import annotations
@@ -18,6 +19,24 @@ EVERY_NEIGHBOUR_PASSED = "every neighbour passed"  # the note of a refutation th
 BY_A_NEIGHBOUR = "refuted by a neighbour, not solved"  # the note of a refutation the neighbours made first
 _MEMO_SIZE = 4096
 _memo: OrderedDict[tuple, Any] = OrderedDict()
+
+
+def _alike_key(
+    gold_sql: str, pred_sql: str, db_path: Path, fks: tuple, bound: int, timeout: float, mode: str
+) -> tuple | None:
+    """The memo's key for every prediction that is the same query written differently (case, spacing,
+    aliases: check.same_query): SQLite plans them alike, so one verdict holds for all of them. Models often
+    predict one query in several spellings."""
+    from sqltriage.core.verdicts.verify.check import canonical, column_names
+
+    same = canonical(pred_sql, mode, column_names(db_path, fks))
+    return None if same is None else (gold_sql, "\0alike", same, str(db_path), bound, timeout, mode)
+
+
+def _still_separates(verdict: Any, gold_sql: str, pred_sql: str, mode: str) -> bool:
+    from sqltriage.core.verdicts.verify.counterexample import separates
+
+    return verdict.witness is not None and separates(verdict.witness, gold_sql, pred_sql, mode)
 
 
 def witness_root(neighbour_cache: str | None) -> Path:
@@ -52,18 +71,30 @@ def verify_columns(
     key = (gold_sql, pred_sql, str(db_path), bound, timeout, mode)
     verdict = _memo.get(key)
     if verdict is None:
-        verdict = check_pair(
-            gold_sql,
-            pred_sql,
-            db_path,
-            mode=mode,
-            bound=bound,
-            timeout=timeout,
-            extra_foreign_keys=tuple(foreign_keys or ()),
-            witness_root=witness_root(neighbour_cache),
-        )
-        _memo[key] = verdict
-        if len(_memo) > _MEMO_SIZE:
+        fks = tuple(foreign_keys or ())
+        alike = _alike_key(gold_sql, pred_sql, db_path, fks, bound, timeout, mode)
+        verdict = _memo.get(alike) if alike is not None else None
+        if (
+            verdict is not None
+            and verdict.status == "refuted"
+            and not _still_separates(verdict, gold_sql, pred_sql, mode)
+        ):
+            verdict = None
+        if verdict is None:
+            verdict = check_pair(
+                gold_sql,
+                pred_sql,
+                db_path,
+                mode=mode,
+                bound=bound,
+                timeout=timeout,
+                extra_foreign_keys=fks,
+                witness_root=witness_root(neighbour_cache),
+            )
+        for k in (key, alike):
+            if k is not None:
+                _memo[k] = verdict
+        while len(_memo) > _MEMO_SIZE:
             _memo.popitem(last=False)
     out.update(verdict.columns())
     if verdict.status == "refuted" and verdict.witness is not None:

@@ -74,6 +74,18 @@ def confirm(
         work.unlink(missing_ok=True)
 
 
+def separates(witness: Path, gold_sql: str, pred_sql: str, mode: str, exec_timeout: float = 10.0) -> bool:
+    """Whether a stored counterexample still separates the two, re-run in SQLite as `confirm` runs it (for a
+    verdict reused from a prediction that is the same query written differently)."""
+    from sqltriage.core.verdicts.exec_compare import compare, order_matters
+    from sqltriage.core.verdicts.execution import execute, spider_sql
+
+    texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
+    g = execute(witness, texts[0], timeout=exec_timeout)
+    p = execute(witness, texts[1], timeout=exec_timeout)
+    return g.ok and compare(g, p, mode, order_matters=order_matters(gold_sql)) == 0
+
+
 def _write(path: Path, tables: dict[str, list[dict[str, Any]]], db_path: Path, extra_fks: tuple) -> int:
     from sqltriage.core.verdicts.verify.tables import db_info
 
