@@ -74,8 +74,15 @@ def _with_neighbours(data: Path, preds: list[Path], root: Path, k: int, solved: 
         conn.execute("ATTACH DATABASE ? AS solved", (f"file:{solved}?mode=ro",))
         unsound = conn.execute(
             "SELECT count(*) FROM results r JOIN solved.results v ON v.model = r.model AND v.idx = r.idx "
-            "WHERE v.equivalence = 'verified' AND r.ex_ts = 0"
+            "WHERE v.equivalence = 'verified' AND v.equivalence_note IS NULL AND r.ex_ts = 0"
         ).fetchone()[0]
+        # verified up to how ties fall: a neighbour may order the tied rows differently for the two, but
+        # must not make their bags differ
+        tie_refuted = conn.execute(
+            "SELECT e.gold_sql, r.pred_sql, r.ts_witness FROM results r JOIN examples e ON e.idx = r.idx "
+            "JOIN solved.results v ON v.model = r.model AND v.idx = r.idx "
+            "WHERE v.equivalence = 'verified' AND v.equivalence_note IS NOT NULL AND r.ex_ts = 0"
+        ).fetchall()
         beyond = conn.execute(
             "SELECT r.model, e.db_id, e.gold_sql, r.pred_sql, r.ts_witness FROM results r JOIN examples e "
             "ON e.idx = r.idx WHERE r.equivalence = 'refuted' AND r.equivalence_note = 'every neighbour passed'"
@@ -85,9 +92,20 @@ def _with_neighbours(data: Path, preds: list[Path], root: Path, k: int, solved: 
         conn.close()
     return {
         "checked": checked,
-        "verified_but_a_neighbour_refutes": unsound,
+        "verified_but_a_neighbour_refutes": unsound + sum(_bags_differ(*r) for r in tie_refuted),
+        "verified_up_to_ties_a_neighbour_orders_differently": len(tie_refuted),
         "refuted_every_neighbour_passed": beyond,
     }
+
+
+def _bags_differ(gold: str, pred: str, witness: str | None) -> bool:
+    from sqltriage.core.verdicts.exec_compare import compare
+    from sqltriage.core.verdicts.execution import execute, spider_sql
+
+    if witness is None or not Path(witness).is_file():
+        return True  # nothing to re-run: counted against the verdict
+    g, p = execute(Path(witness), spider_sql(gold)), execute(Path(witness), spider_sql(pred))
+    return not g.ok or compare(g, p, "spider", order_matters=False) != 0
 
 
 def measure(every: int, timing_pairs: int, neighbours: int = 0) -> tuple[list[Figure], dict]:
@@ -118,9 +136,12 @@ def measure(every: int, timing_pairs: int, neighbours: int = 0) -> tuple[list[Fi
         em_fail = [r for r in passes if r[6] == 0]
         counts = {s: sum(r[7] == s for r in passes) for s in ("verified", "refuted", "unknown")}
         unknown: dict[str, int] = {}
+        qualified: dict[str, int] = {}  # verified with a note (up to how ties fall)
         for r in passes:
             if r[7] == "unknown":
                 unknown[r[8]] = unknown.get(r[8], 0) + 1
+            elif r[7] == "verified" and r[8]:
+                qualified[r[8]] = qualified.get(r[8], 0) + 1
         verified_pairs = sorted({(r[1], r[2], r[3]) for r in passes if r[7] == "verified"})
         random.Random(0).shuffle(verified_pairs)
         times, solved = [], []
@@ -167,6 +188,10 @@ def measure(every: int, timing_pairs: int, neighbours: int = 0) -> tuple[list[Fi
         "ex_pass_em_fail": len(em_fail),
         "verdicts": counts,
         "unknown_reasons": dict(sorted(unknown.items(), key=lambda kv: -kv[1])[:12]),
+        "verified_with_a_note": qualified,
+        "ex_pass_em_fail_verdicts": {
+            s: sum(r[7] == s for r in em_fail) for s in ("verified", "refuted", "unknown")
+        },
         "plain_cpu": round(plain, 1),
         "verify_cpu": round(verify, 1),
         "timed_pairs": len(times),
