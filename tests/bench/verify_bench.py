@@ -72,10 +72,13 @@ def _with_neighbours(data: Path, preds: list[Path], root: Path, k: int, solved: 
     conn = sqlite3.connect(f"file:{ws}?mode=ro", uri=True)
     try:
         conn.execute("ATTACH DATABASE ? AS solved", (f"file:{solved}?mode=ro",))
-        unsound = conn.execute(
-            "SELECT count(*) FROM results r JOIN solved.results v ON v.model = r.model AND v.idx = r.idx "
+        unsound_rows = conn.execute(
+            "SELECT r.model, e.db_id, e.gold_sql, r.pred_sql, r.ts_witness, v.equivalence_bound "
+            "FROM results r JOIN examples e ON e.idx = r.idx "
+            "JOIN solved.results v ON v.model = r.model AND v.idx = r.idx "
             "WHERE v.equivalence = 'verified' AND v.equivalence_note IS NULL AND r.ex_ts = 0"
-        ).fetchone()[0]
+        ).fetchall()
+        unsound = len(unsound_rows)
         # verified up to how ties fall: a neighbour may order the tied rows differently for the two, but
         # must not make their bags differ
         tie_refuted = conn.execute(
@@ -94,8 +97,29 @@ def _with_neighbours(data: Path, preds: list[Path], root: Path, k: int, solved: 
         "checked": checked,
         "verified_but_a_neighbour_refutes": unsound + sum(_bags_differ(*r) for r in tie_refuted),
         "verified_up_to_ties_a_neighbour_orders_differently": len(tie_refuted),
+        "verified_rows_a_neighbour_refutes": [
+            [
+                *r,
+                "the witness separates them"
+                if _differ(r[2], r[3], r[4])
+                else "not reproduced on the witness",
+            ]
+            for r in unsound_rows
+        ],
         "refuted_every_neighbour_passed": beyond,
     }
+
+
+def _differ(gold: str, pred: str, witness: str | None) -> bool:
+    """Re-run in SQLite on the neighbour's witness, as ex_spider compares (a neighbour's fail may also be a
+    query that timed out on a loaded machine)."""
+    from sqltriage.core.verdicts.exec_compare import compare, order_matters
+    from sqltriage.core.verdicts.execution import execute, spider_sql
+
+    if witness is None or not Path(witness).is_file():
+        return True
+    g, p = execute(Path(witness), spider_sql(gold)), execute(Path(witness), spider_sql(pred))
+    return not g.ok or compare(g, p, "spider", order_matters=order_matters(gold)) != 0
 
 
 def _bags_differ(gold: str, pred: str, witness: str | None) -> bool:
