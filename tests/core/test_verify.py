@@ -316,3 +316,21 @@ def test_a_prediction_spelled_differently_gets_the_same_verdict_and_a_witness_th
     verified = verify_columns(gold, "SELECT count(e.id) FROM emp AS e", db, passed, bound=3, timeout=10)
     assert verified["equivalence"] == "verified"
     assert verify_columns(gold, "select COUNT(ID) from EMP", db, passed, bound=3, timeout=10) == verified
+
+
+def test_a_proof_on_smaller_databases_after_the_full_bound_ran_out_is_not_verified(
+    db: Path, witnesses: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`HAVING count(DISTINCT name) >= 3` is never true on 2 rows per table: both sides are empty there, so a
+    proof at 2 rows says nothing of a difference that needs 3. The full bound is given no time here."""
+    from sqltriage.core.verdicts.verify import check
+
+    gold = "SELECT dept_id FROM emp GROUP BY dept_id HAVING count(*) >= 3"
+    pred = "SELECT dept_id FROM emp GROUP BY dept_id HAVING count(DISTINCT name) >= 3"
+    assert check_pair(gold, pred, db, witness_root=witnesses, timeout=20).status == "refuted"
+    monkeypatch.setattr(check, "FULL_BOUND_SHARE", 0.0)
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
+    assert (v.status, v.bound) == ("unknown", 3)
+    assert v.note == "timeout at 3 rows per table (the same up to 2)"
+    refuted = check_pair("SELECT count(*) FROM emp", "SELECT count(age) FROM emp", db, witness_root=witnesses)
+    assert (refuted.status, refuted.bound) == ("refuted", 2)  # a refutation on smaller databases stands
