@@ -334,3 +334,41 @@ def test_a_proof_on_smaller_databases_after_the_full_bound_ran_out_is_not_verifi
     assert v.note == "timeout at 3 rows per table (the same up to 2)"
     refuted = check_pair("SELECT count(*) FROM emp", "SELECT count(age) FROM emp", db, witness_root=witnesses)
     assert (refuted.status, refuted.bound) == ("refuted", 2)  # a refutation on smaller databases stands
+
+
+def test_text_compared_only_is_solved_as_integers_and_its_counterexample_holds_texts_in_order(
+    db: Path, witnesses: Path
+) -> None:
+    """Names only compared and sorted: encoded as integers in the same order. The prediction differs on a
+    name between 'Bz' and 'Cy' (or 'Bz' itself): the database written back holds such a text, and plain
+    sqlite3 separates the two on it."""
+    gold = "SELECT name FROM emp WHERE name > 'Bob' AND name < 'Cy' ORDER BY name"
+    pred = "SELECT name FROM emp WHERE name > 'Bob' AND name < 'Bz' ORDER BY name"
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
+    assert v.status == "refuted" and v.witness is not None
+    assert _separates(v.witness, gold, pred)
+    conn = sqlite3.connect(f"file:{v.witness}?mode=ro", uri=True)
+    try:
+        names = [n for (n,) in conn.execute("SELECT name FROM emp WHERE name IS NOT NULL")]
+    finally:
+        conn.close()
+    assert any("Bz" <= n < "Cy" for n in names)
+    same = "SELECT name FROM emp WHERE NOT (name <= 'Bob' OR name >= 'Cy') ORDER BY name"
+    assert check_pair(gold, same, db, witness_root=witnesses, timeout=20).status == "verified"
+
+
+def test_the_integer_code_keeps_order_and_constants_both_ways() -> None:
+    from sqltriage.core.verdicts.verify.text_codes import GAP, NeedsStrings, TextCodes
+
+    codes = TextCodes(["Bob", "Bobby", "Asia", "ab"])
+    assert [codes.code(t) for t in ("", "Asia", "Bob", "Bobby", "ab")] == [0, GAP, 2 * GAP, 3 * GAP, 4 * GAP]
+    with pytest.raises(NeedsStrings):
+        codes.code("Zed")  # no constant of the pair: the pair is encoded with strings
+    used = [0, 5, 6, GAP, 2 * GAP + 1, 2 * GAP + 2, 3 * GAP, 4 * GAP + 7, 9 * GAP]
+    texts = codes.decode(used)
+    assert texts is not None
+    assert [texts[c] for c in sorted(used)] == sorted(texts[c] for c in used)  # the same order
+    assert len(set(texts.values())) == len(used)  # the same equalities
+    assert (texts[0], texts[GAP], texts[3 * GAP]) == ("", "Asia", "Bobby")
+    assert "Bob" < texts[2 * GAP + 1] < texts[2 * GAP + 2] < "Bobby"  # between 'Bob' and its extension
+    assert TextCodes(["a", "a\0"]).decode([GAP + 1]) is None  # no text between 'a' and 'a\0'

@@ -77,6 +77,8 @@ def between(low: str, high: str | None, n: int) -> list[str] | None:
     if high is not None and high.startswith(low):
         # `low` is a prefix of `high`: a text just below `high`'s next character, then anything
         rest = high[len(low) :]
+        if not rest:
+            return None  # nothing lies strictly between a text and itself
         if rest[0] == "\0":
             return between(low + "\0", high, n)
         out = [f"{low}{chr(ord(rest[0]) - 1)}{i:0{width}d}" for i in range(1, n + 1)]
