@@ -173,7 +173,7 @@ def _solve(
     extra_fks: tuple,
     *,
     solve: bool = True,
-) -> tuple[str, Any, Any]:
+) -> tuple[str, Any, Any, Any]:
     """(status, note or model tables, a retry without ORDER BY ties when the encoding has any, else None,
     the question "do they differ beyond how the outer ORDER BY's ties fall" when it applies, else None)."""
     import sqlglot
