@@ -12,13 +12,15 @@ The comparison of results (EX modes) lives in `exec_compare`; it is re-exported 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import sqlite3
 import stat
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
@@ -47,6 +49,8 @@ __all__ = [
     "PairRun",
     "compare",
     "execute",
+    "execute_all_on",
+    "execute_on",
     "execution_outcomes",
     "file_digest",
     "order_matters",
@@ -139,14 +143,29 @@ def _failure(kind: str, message: str, started: float) -> ExecResult:
 
 
 class _Guard:
-    """The authorizer and progress handler of one call, and what they saw."""
+    """The authorizer and progress handler of a connection, and what they saw during the current call.
+
+    Installed once and armed per statement: installing an authorizer makes SQLite expire every prepared
+    statement of the connection, so a guard that stayed for the connection's life lets a statement text
+    run again without being compiled again (it was authorized when it was compiled, under the same rules).
+    """
 
     __slots__ = ("deadline", "denied", "timed_out")
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float = 0.0) -> None:
         self.deadline = deadline
         self.denied: str | None = None
         self.timed_out = False
+
+    def arm(self, timeout: float) -> None:
+        """A fresh deadline and record, for the next statement."""
+        self.deadline = time.monotonic() + timeout
+        self.denied = None
+        self.timed_out = False
+
+    def install(self, conn: sqlite3.Connection) -> None:
+        conn.set_authorizer(self.authorize)
+        conn.set_progress_handler(self.progress, _PROGRESS_STEPS)
 
     def authorize(self, action: int, arg1: str | None, arg2: str | None, _db: str | None, _src: str | None):
         if action in _ALLOWED_ACTIONS:
@@ -223,10 +242,16 @@ def _ro_uri(db_path: Path) -> str:
 _ro_uri_absolute = lru_cache(maxsize=1024)(_ro_uri)
 
 
-def _open(db_path: Path) -> sqlite3.Connection:
-    """A read-only connection with limits that keep a hostile statement small."""
+class _GuardedConnection(sqlite3.Connection):
+    """A read-only connection that carries its guard, installed for its whole life (see `_Guard`)."""
+
+    guard: _Guard
+
+
+def _open(db_path: Path) -> _GuardedConnection:
+    """A read-only connection with limits that keep a hostile statement small, its guard installed."""
     uri = _ro_uri_absolute(db_path) if db_path.is_absolute() else _ro_uri(db_path)
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=1.0)
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=1.0, factory=_GuardedConnection)
     conn.text_factory = _decode_text
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)  # no ATTACH, no VACUUM (INTO) even if allowed
     conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_BYTES)
@@ -235,6 +260,8 @@ def _open(db_path: Path) -> sqlite3.Connection:
     if hasattr(conn, "enable_load_extension"):
         conn.enable_load_extension(False)
     conn.execute("PRAGMA query_only = ON")
+    conn.guard = _Guard()
+    conn.guard.install(conn)  # from here on, every statement compiled on it is authorized
     return conn
 
 
@@ -255,7 +282,7 @@ _KEPT = _KeptConnections()
 KEPT_PER_THREAD = 16
 
 
-def _checkout(db_path: Path, key: tuple) -> sqlite3.Connection:
+def _checkout(db_path: Path, key: tuple) -> _GuardedConnection:
     conn = _KEPT.open.pop(key, None)
     return conn if conn is not None else _open(db_path)
 
@@ -342,12 +369,23 @@ def execute(
 ) -> ExecResult:
     """Run one untrusted statement read-only on `db_path`; every failure is returned, none raised."""
     result = _execute(db_path, sql, timeout, max_rows)
-    return replace(
-        result,
-        sql=sql,
-        db_path=_as_path(db_path) if db_path is not None else None,
-        timeout=timeout,
-        max_rows=max_rows,
+    return _stamped(result, sql, _as_path(db_path) if db_path is not None else None, timeout, max_rows)
+
+
+def _stamped(result: ExecResult, sql: str, db_path: Path | None, timeout: float, max_rows: int) -> ExecResult:
+    """`result` with where it came from (built directly: `dataclasses.replace` costs more than most
+    queries on a small database, at one call per query)."""
+    return ExecResult(
+        result.columns,
+        result.rows,
+        result.elapsed,
+        result.error,
+        result.error_kind,
+        result.truncated,
+        sql,
+        db_path,
+        timeout,
+        max_rows,
     )
 
 
@@ -374,7 +412,7 @@ def _execute(db_path: Path | None, sql: str, timeout: float, max_rows: int) -> E
         conn = _checkout(db_path, key)
     except sqlite3.Error as exc:
         return _failure("db_unreadable", f"cannot open {db_path}: {exc}", started)
-    result, clean, cursor = _run_guarded(conn, sql, timeout, max_rows, started)
+    result, clean, cursor = _run_guarded(conn, conn.guard, sql, timeout, max_rows, started)
     _release(conn, cursor, key, clean)
     return result
 
@@ -383,9 +421,15 @@ def execute_on(conn: sqlite3.Connection, sql: str, *, timeout: float, max_rows: 
     """Run one untrusted statement on a private connection this process made and owns (the in-memory copy
     a witness is shrunk in), under `execute`'s guard: authorizer, deadline, row and size caps, and
     `query_only`, ATTACH and size limits for the length of the call. Every failure is returned, none raised."""
-    started = time.perf_counter()
-    if not sql or not sql.strip():
-        return _failure("empty", "empty query", started)
+    return execute_all_on(conn, (sql,), timeout=timeout, max_rows=max_rows)[0]
+
+
+def execute_all_on(
+    conn: sqlite3.Connection, sqls: Sequence[str], *, timeout: float, max_rows: int
+) -> list[ExecResult]:
+    """`execute_on` for several statements in turn, each with its own deadline and caps, the guard and
+    limits put in place once for all of them. A transaction the owner holds open (a step it is judging)
+    is left open: the statements read its changes and, being read-only, cannot touch it."""
     limits = {
         sqlite3.SQLITE_LIMIT_ATTACHED: 0,
         sqlite3.SQLITE_LIMIT_SQL_LENGTH: MAX_SQL_BYTES,
@@ -394,30 +438,39 @@ def execute_on(conn: sqlite3.Connection, sql: str, *, timeout: float, max_rows: 
     }
     before = {k: conn.setlimit(k, v) for k, v in limits.items()}
     conn.text_factory = _decode_text  # text read exactly as `execute` reads it
+    owners = conn.in_transaction
     conn.execute("PRAGMA query_only = ON")
+    guard = _Guard()
+    out: list[ExecResult] = []
     try:
-        result, _, cursor = _run_guarded(conn, sql, timeout, max_rows, started)
-        if cursor is not None:
-            cursor.close()
+        guard.install(conn)
+        for sql in sqls:
+            started = time.perf_counter()
+            if not sql or not sql.strip():
+                out.append(_stamped(_failure("empty", "empty query", started), sql, None, timeout, max_rows))
+                continue
+            result, _, cursor = _run_guarded(conn, guard, sql, timeout, max_rows, started)
+            if cursor is not None:
+                cursor.close()
+            out.append(_stamped(result, sql, None, timeout, max_rows))
     finally:
         conn.set_authorizer(None)
         conn.set_progress_handler(None, 0)
-        if conn.in_transaction:
+        if conn.in_transaction and not owners:
             conn.execute("ROLLBACK")  # a truncated read: nothing of it stays open
         conn.execute("PRAGMA query_only = OFF")
         for k, v in before.items():
             conn.setlimit(k, v)
-    return replace(result, sql=sql, timeout=timeout, max_rows=max_rows)
+    return out
 
 
 def _run_guarded(
-    conn: sqlite3.Connection, sql: str, timeout: float, max_rows: int, started: float
+    conn: sqlite3.Connection, guard: _Guard, sql: str, timeout: float, max_rows: int, started: float
 ) -> tuple[ExecResult, bool, sqlite3.Cursor | None]:
-    """(the result, whether the statement ran cleanly, its cursor to close) under a fresh guard."""
-    guard = _Guard(time.monotonic() + timeout)
+    """(the result, whether the statement ran cleanly, its cursor to close) under `guard`, installed on
+    `conn` and armed here."""
+    guard.arm(timeout)
     cursor = None
-    conn.set_authorizer(guard.authorize)
-    conn.set_progress_handler(guard.progress, _PROGRESS_STEPS)
     try:
         cursor = conn.execute(sql)
         if cursor.description is None:
@@ -439,7 +492,7 @@ def _run_guarded(
                 del rows[max_rows:]
                 break
     except (sqlite3.Error, ValueError, OverflowError, MemoryError) as exc:
-        conn.set_progress_handler(None, 0)  # the EXPLAIN in _kind_of must not be cut short
+        guard.deadline = math.inf  # the EXPLAIN in _kind_of must not be cut short
         kind = _kind_of(exc, guard, conn, sql) if not isinstance(exc, MemoryError) else "runtime"
         message = str(exc) or type(exc).__name__
         if kind == "timeout":
@@ -457,8 +510,6 @@ def _release(conn: sqlite3.Connection, cursor: sqlite3.Cursor | None, key: tuple
         if cursor is not None:
             cursor.close()  # finalizes the statement: a truncated read holds no transaction after this
         if clean:
-            conn.set_authorizer(None)
-            conn.set_progress_handler(None, 0)
             _checkin(key, conn)
             return
     except sqlite3.Error:

@@ -15,6 +15,7 @@ from sqltriage.core.verdicts.execution import (
     ExecResult,
     GoldResultCache,
     execute,
+    execute_all_on,
     execute_on,
     execution_outcomes,
     run_pair,
@@ -224,3 +225,38 @@ def test_a_private_in_memory_copy_runs_queries_under_the_same_guard(db: Path) ->
     assert execute_on(conn, "SELECT count(*) FROM singer", timeout=5.0, max_rows=1).rows == ((3,),)
     capped = execute_on(conn, "SELECT id FROM singer", timeout=5.0, max_rows=2)
     assert capped.truncated and len(capped.rows) == 2 and not conn.in_transaction
+
+
+def test_queries_on_the_copy_read_a_step_the_owner_has_not_yet_kept(db: Path) -> None:
+    """The shrinker judges a step inside a savepoint: the guarded queries see its deletions, leave the
+    savepoint open, and cannot end it themselves."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    src = sqlite3.connect(db)
+    src.backup(conn)
+    src.close()
+    conn.execute("SAVEPOINT step")
+    conn.execute("DELETE FROM singer WHERE age < 30")
+    counted, hostile, capped = execute_all_on(
+        conn,
+        ("SELECT count(*) FROM singer", "ROLLBACK TO step", "SELECT id FROM singer"),
+        timeout=5.0,
+        max_rows=1,
+    )
+    assert counted.rows == ((3,),)
+    assert hostile.error_kind == "forbidden"
+    assert capped.truncated and conn.in_transaction  # the owner's step is still open
+    conn.execute("ROLLBACK TO step")
+    conn.execute("RELEASE step")
+    assert conn.execute("SELECT count(*) FROM singer").fetchone() == (4,)
+
+
+def test_a_kept_connection_refuses_writes_after_it_has_served_queries(db: Path) -> None:
+    """The guard stays on a kept connection for its whole life: reuse never lowers it."""
+    before = db.read_bytes()
+    sql = "SELECT name FROM singer ORDER BY name"
+    first, again = execute(db, sql), execute(db, sql)
+    assert first.ok and again.rows == first.rows
+    for hostile in ("DELETE FROM singer", "ATTACH ':memory:' AS x", "PRAGMA query_only = OFF"):
+        assert execute(db, hostile).error_kind in {"forbidden", "syntax"}, hostile
+        assert execute(db, sql).rows == first.rows  # and the next query runs as before
+    assert db.read_bytes() == before
