@@ -357,6 +357,8 @@ def compare(
         return None
     if not pred.ok:
         return 0
+    if not gold.truncated and not pred.truncated and gold.rows == pred.rows:
+        return 1  # the same rows in the same order match in every mode (the common case on neighbours)
     g = _normalise(gold.rows, float_tol)
     p = _normalise(pred.rows, float_tol)
     if gold.truncated or pred.truncated:
