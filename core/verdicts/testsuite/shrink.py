@@ -39,7 +39,6 @@ from sqltriage.core.verdicts.testsuite.simplify import ValueRules, simplify_valu
 
 MAX_STEPS = 400  # differences tested per witness (each runs both queries once)
 MAX_SECONDS = 8.0  # a safety net for hostile queries; Spider's witnesses take a few milliseconds
-_RID = "_witness_rowid_"
 
 RowId = tuple[str, int]  # (table, rowid)
 
@@ -50,14 +49,22 @@ class Differ:
     def __init__(
         self, gold_sql: str, pred_sql: str, mode: str, *, timeout: float, max_rows: int, pred_may_fail: bool
     ) -> None:
-        from sqltriage.core.verdicts.execution import execute, execute_on
+        from sqltriage.core.verdicts.execution import execute, execute_all_on
 
-        def run(target: Path | sqlite3.Connection, sql: str, *, timeout: float, max_rows: int) -> Any:
-            if isinstance(target, sqlite3.Connection):  # the in-memory copy being shrunk
-                return execute_on(target, sql, timeout=timeout, max_rows=max_rows)
-            return execute(target, sql, timeout=timeout, max_rows=max_rows)
+        def run_all(target: Path | sqlite3.Connection, sqls: tuple[str, ...], max_rows: int) -> list[Any]:
+            if isinstance(target, sqlite3.Connection):  # the in-memory copy being shrunk: one guarded session
+                return execute_all_on(target, sqls, timeout=timeout, max_rows=max_rows)
+            try:  # a witness file: a connection of its own, so the evaluation's kept ones stay open
+                uri = f"file:{quote(str(target.resolve()))}?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+            except sqlite3.Error:
+                return [execute(target, sql, timeout=timeout, max_rows=max_rows) for sql in sqls]
+            try:
+                return execute_all_on(conn, sqls, timeout=timeout, max_rows=max_rows)
+            finally:
+                conn.close()
 
-        self._execute = run
+        self._run_all = run_all
         spider = (
             mode == "spider"
         )  # `ex_spider` compares Spider's rewriting of each query, the others the text
@@ -74,11 +81,14 @@ class Differ:
 
     def run(self, path: Path | sqlite3.Connection, sql: str, max_rows: int) -> Any:
         """Any other read-only query on the database being shrunk, with the row's timeout."""
-        return self._execute(path, sql, timeout=self.timeout, max_rows=max_rows)
+        return self._run_all(path, (sql,), max_rows)[0]
+
+    def run_all(self, path: Path | sqlite3.Connection, sqls: tuple[str, ...], max_rows: int) -> list[Any]:
+        """Several read-only queries in turn, each under its own deadline and caps."""
+        return self._run_all(path, sqls, max_rows)
 
     def results(self, path: Path | sqlite3.Connection) -> tuple:
-        gold = self._execute(path, self.gold_text, timeout=self.timeout, max_rows=self.max_rows)
-        pred = self._execute(path, self.pred_text, timeout=self.timeout, max_rows=self.max_rows)
+        gold, pred = self._run_all(path, (self.gold_text, self.pred_text), self.max_rows)
         return gold, pred
 
     def _reads(self, table: str, text: str) -> bool:
@@ -96,10 +106,13 @@ class Differ:
             gold, pred = self.results(path)
         else:
             gold, pred = self._accepted
-            if any(self._reads(t, self.gold_text) for t in changed):
-                gold = self._execute(path, self.gold_text, timeout=self.timeout, max_rows=self.max_rows)
-            if any(self._reads(t, self.pred_text) for t in changed):
-                pred = self._execute(path, self.pred_text, timeout=self.timeout, max_rows=self.max_rows)
+            again_gold = any(self._reads(t, self.gold_text) for t in changed)
+            again_pred = any(self._reads(t, self.pred_text) for t in changed)
+            texts = (self.gold_text,) * again_gold + (self.pred_text,) * again_pred
+            if texts:
+                ran = iter(self._run_all(path, texts, self.max_rows))
+                gold = next(ran) if again_gold else gold
+                pred = next(ran) if again_pred else pred
         self.last_pred_ok = pred.ok
         differ = self._differ(gold, pred)
         if differ:
@@ -127,9 +140,9 @@ class _Copy:
     """The private, writable in-memory copy being shrunk, and deletions that can be taken back.
 
     The copy lives in memory (SQLite's backup of the source): no file is written or re-read between steps,
-    and the queries run on the same connection through `execute_on`'s guard. Deleted rows wait in an
-    attached in-memory database until the step is judged, so values never pass through Python: a restored
-    row has exactly its types and bytes, whatever the text encoding.
+    and the queries run on the same connection through `execute_on`'s guard. A step's deletions stay inside
+    a savepoint while the step is judged (the queries read them on the same connection) and are released
+    or rolled back: values never pass through Python, so a restored row has exactly its types and bytes.
     """
 
     def __init__(self, source: Path) -> None:
@@ -140,7 +153,6 @@ class _Copy:
         finally:
             src.close()
         self.conn.execute("PRAGMA foreign_keys = OFF")  # orphans are handled here, not by SQLite's actions
-        self.conn.execute("ATTACH ':memory:' AS stash")
         self.keys: list[ForeignKey] = []
         self.children: dict[str, set[str]] = {}
         self.tables = table_names(self.conn)
@@ -150,32 +162,13 @@ class _Copy:
         self.with_rowid = [t for t in self.tables if t not in without_rowid]  # WITHOUT ROWID: left whole
         views = "SELECT 1 FROM sqlite_master WHERE type = 'view' LIMIT 1"
         self.has_views = self.conn.execute(views).fetchone() is not None
-        self._columns: dict[str, str] = {}
-        self.stash: dict[str, str] = {}  # table -> its stash table, made on first use
-        self.stashed: set[str] = set()  # the tables whose stash holds rows
+        self.pending = False  # a step's deletions wait, in a savepoint, to be kept or taken back
 
     def set_keys(self, keys: list[ForeignKey]) -> None:
         self.keys = keys
         self.children = {}
         for k in keys:
             self.children.setdefault(k.parent, set()).add(k.child)
-
-    def columns(self, table: str) -> str:
-        """The table's insertable columns, quoted and joined (generated columns cannot be inserted)."""
-        if table not in self._columns:
-            info = self.conn.execute(f"PRAGMA main.table_xinfo({quoted(table)})").fetchall()
-            self._columns[table] = ", ".join(quoted(r[1]) for r in info if r[6] == 0)
-        return self._columns[table]
-
-    def stash_of(self, table: str) -> str:
-        if table not in self.stash:
-            name = f"stash.s{len(self.stash)}"
-            self.conn.execute(
-                f"CREATE TABLE {name} AS SELECT rowid AS {_RID}, {self.columns(table)} "
-                f"FROM main.{quoted(table)} WHERE 0"
-            )
-            self.stash[table] = name
-        return self.stash[table]
 
     def rowids(self, table: str) -> list[int]:
         return [r[0] for r in self.conn.execute(f"SELECT rowid FROM main.{quoted(table)} ORDER BY rowid")]
@@ -220,30 +213,23 @@ class _Copy:
         )
 
     def delete(self, doomed: Iterable[RowId]) -> set[RowId] | None:
-        """Delete rows and the rows they orphan, keeping them aside; the rows deleted, or None when it
-        cannot be done cleanly (an orphan in a table without rowids)."""
+        """Delete rows and the rows they orphan, inside a savepoint that `keep` releases and `restore`
+        rolls back; the rows deleted, or None when it cannot be done cleanly (an orphan in a table
+        without rowids: nothing is deleted then)."""
         pending: dict[str, set[int]] = {}
         for t, rid in doomed:
             pending.setdefault(t, set()).add(rid)
         gone: set[RowId] = set()
-        self.conn.execute("BEGIN")
-        for t in self.stashed:
-            self.conn.execute(f"DELETE FROM {self.stash[t]}")
-        self.stashed = set()
+        self.conn.execute("SAVEPOINT step")
+        self.pending = True
         while pending:
             for t, ids in pending.items():
                 ordered = sorted(ids)
                 batch = json.dumps(ordered)  # one statement text per table: SQLite's prepared copy is reused
                 self.conn.execute(
-                    f"INSERT INTO {self.stash_of(t)} SELECT rowid, {self.columns(t)} FROM main.{quoted(t)} "
-                    f"WHERE rowid IN (SELECT value FROM json_each(?))",
-                    (batch,),
-                )
-                self.conn.execute(
                     f"DELETE FROM main.{quoted(t)} WHERE rowid IN (SELECT value FROM json_each(?))", (batch,)
                 )
                 gone.update((t, r) for r in ordered)
-                self.stashed.add(t)
             touched, pending = set(pending), {}
             for parent in touched:
                 for child in self.children.get(parent, ()):
@@ -251,11 +237,16 @@ class _Copy:
                     if not lost:
                         continue
                     if child not in self.with_rowid:
-                        self.conn.execute("ROLLBACK")
+                        self.restore()
                         return None
                     pending.setdefault(child, set()).update(lost)
-        self._commit()
         return gone
+
+    def keep(self) -> None:
+        """Make the last `delete` final."""
+        if self.pending:
+            self.conn.execute("RELEASE step")
+            self.pending = False
 
     def clear(self, tables: list[str]) -> bool:
         """Empty whole tables and delete the rows that orphans, for good (nothing kept aside); False when
@@ -285,12 +276,10 @@ class _Copy:
 
     def restore(self) -> None:
         """Put back the rows the last `delete` took."""
-        self.conn.execute("BEGIN")
-        for t in self.stashed:
-            self.conn.execute(
-                f"INSERT INTO main.{quoted(t)} (rowid, {self.columns(t)}) SELECT * FROM {self.stash[t]}"
-            )
-        self._commit()
+        if self.pending:
+            self.conn.execute("ROLLBACK TO step")
+            self.conn.execute("RELEASE step")
+            self.pending = False
 
     def _commit(self) -> None:
         self.conn.execute("COMMIT")
@@ -326,6 +315,7 @@ class _Search:
             return None
         changed = None if self.copy.has_views else {t for t, _ in gone}
         if self.differs(self.copy.conn, changed):
+            self.copy.keep()
             return gone
         self.copy.restore()
         return None

@@ -207,6 +207,8 @@ def _long_cells(
     )
     out: list[_Cell] = []
     for table in tables:
+        if conn.execute(f"SELECT 1 FROM main.{quoted(table)} LIMIT 1").fetchone() is None:
+            continue  # most tables of a witness are empty
         info = conn.execute(f"PRAGMA main.table_xinfo({quoted(table)})").fetchall()
         for r in info:
             name, pk, hidden = r[1], r[5], r[6]
