@@ -4,8 +4,9 @@ Delta debugging (Zeller and Hildebrandt, 2002) over the rows of a private copy: 
 emptied (all those neither query names at once, then each other one), then rows are removed in chunks that
 halve until single rows, each step kept only if the two queries still differ under the row's EX comparison
 (`exec_compare.compare`, the one every EX figure uses) and no row is left pointing at a deleted parent (a
-deletion takes the orphaned child rows with it). Queries run through `execution.execute`, read-only, with
-the row's timeout: the copy is written by this module only, between queries.
+deletion takes the orphaned child rows with it). Queries run through `execution.execute_all_on`, read-only,
+with the row's timeout: the copy is written by this module only, between queries, each step inside a
+savepoint that is released when the step is kept and rolled back when it is not.
 
 The work is bounded (steps and seconds); when the bound is hit, the last state that still differed is
 kept. Nothing is random and the steps do not depend on time unless the bound in seconds is hit, so the
