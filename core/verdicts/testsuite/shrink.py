@@ -84,10 +84,6 @@ class Differ:
         """Any other read-only query on the database being shrunk, with the row's timeout."""
         return self._run_all(path, (sql,), max_rows)[0]
 
-    def run_all(self, path: Path | sqlite3.Connection, sqls: tuple[str, ...], max_rows: int) -> list[Any]:
-        """Several read-only queries in turn, each under its own deadline and caps."""
-        return self._run_all(path, sqls, max_rows)
-
     def results(self, path: Path | sqlite3.Connection) -> tuple:
         gold, pred = self._run_all(path, (self.gold_text, self.pred_text), self.max_rows)
         return gold, pred
