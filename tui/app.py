@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
 from textual.app import App
@@ -23,9 +23,14 @@ from sqltriage.core.triage.taxonomy import Taxonomy, default_taxonomy
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.idle_gc import IdleCollector
 from sqltriage.tui.opening import Preload
-from sqltriage.tui.screens.browse import BrowseScreen, Sources
+from sqltriage.tui.screens.first import FirstScreen
 from sqltriage.tui.screens.help import HelpScreen
 from sqltriage.tui.screens.progress import Loaded, ProgressScreen
+
+if TYPE_CHECKING:  # the browse screen imports polars: it comes once the first screen is drawn
+    from sqltriage.tui.screens.browse import BrowseScreen
+
+HELD_THROUGH = frozenset({"ctrl+q", "ctrl+c"})  # keys that act at once even while others wait (`on_event`)
 
 
 class ScreenActions(Provider):
@@ -42,6 +47,8 @@ class ScreenActions(Provider):
             out.append(
                 (b.description, f"key {b.key_display or b.key}", partial(active.node.run_action, b.action))
             )
+        from sqltriage.tui.screens.browse import BrowseScreen
+
         if isinstance(self.screen, BrowseScreen):
             from sqltriage.core.reporting.facets import OUTCOMES
 
@@ -156,6 +163,10 @@ class SqlTriageApp(App[None]):
         self.blind = False  # others' tags on a row hidden until this annotator has tagged it (--blind)
         self.adjudicate = False  # tag changes set the rows' final tags (--adjudicate)
         self.idle_gc = IdleCollector()  # full garbage collections wait for a pause in the typing
+        self._held: list[events.Event] | None = (
+            None  # keys pressed while the first screen waits for its frame
+        )
+        self._said_opening = False  # the notes on opening were given (with the first screen)
 
     def on_mount(self) -> None:
         if self.initial_theme and self.initial_theme in self.available_themes:
@@ -163,7 +174,16 @@ class SqlTriageApp(App[None]):
         if self.keymap:
             self.set_keymap(self.keymap)
         if self.preload is not None and not self.predictions:
-            self._take_preload()  # nothing to evaluate and the first screen is being read: no progress screen
+            # nothing to evaluate: no progress screen, and the first rows at once when they could be read
+            # (not with others' tags hidden: which rows hide them is known from the frame)
+            page = None if self.blind else self.preload.first_page()
+            if page is None:
+                self._take_preload()
+                return
+            self._held = []
+            self.push_screen(FirstScreen(page))
+            self._say_on_opening(page.models, page.total)
+            self.call_after_refresh(self._take_preload)  # the frame, once the first screen is drawn
         else:
             self.push_screen(
                 ProgressScreen(self.workspace.path, self.dataset, self.predictions, self.options)
@@ -174,13 +194,17 @@ class SqlTriageApp(App[None]):
         """What the preload read (or its error), as the progress screen would have posted it."""
         assert self.preload is not None
         try:
+            import sqltriage.tui.screens.browse  # noqa: F401 - imported here, off the app's thread
+
             opening = self.preload.result()
         except Exception as exc:  # shown as the progress screen shows it: the app exits saying why
             self.post_message(Loaded(None, [], error=str(exc)))
             return
         self.post_message(Loaded(opening.frame, opening.models, opening=opening))
 
-    def on_loaded(self, message: Loaded) -> None:
+    async def on_loaded(self, message: Loaded) -> None:
+        from sqltriage.tui.screens.browse import BrowseScreen, Sources
+
         if message.frame is None:
             self.load_error = message.error
             self.exit(
@@ -205,13 +229,23 @@ class SqlTriageApp(App[None]):
                 None,
             )
         browse = BrowseScreen(frame, sources, message.models, ex_mode=self.ex_mode, index=index, cells=cells)
-        if isinstance(self.screen, ProgressScreen):
-            self.switch_screen(browse)
+        if isinstance(self.screen, (ProgressScreen, FirstScreen)):
+            await self.switch_screen(browse)
         else:  # opened from a preload, without a progress screen
-            self.push_screen(browse)
-        for note in (self.open_note, message.note):
-            if note:
-                self.notify(note)
+            await self.push_screen(browse)
+        if message.note:
+            self.notify(message.note)
+        if self._held is not None:
+            browse.call_after_refresh(self._release_keys)
+        self._say_on_opening(message.models, message.frame.height)
+
+    def _say_on_opening(self, models: Sequence[str], rows: int) -> None:
+        """The notes on opening (once): the open note, a read-only workspace, what is browsed or left out."""
+        if self._said_opening:
+            return
+        self._said_opening = True
+        if self.open_note:
+            self.notify(self.open_note)
         if not self.workspace.writable:
             self.notify(
                 f"{self.workspace.path.name} cannot be changed ({self.workspace.read_only_reason}): browse and "
@@ -220,9 +254,18 @@ class SqlTriageApp(App[None]):
                 timeout=15,
             )
         if not self.predictions:
-            self._say_what_is_browsed(message.models, message.frame.height)
+            self._say_what_is_browsed(models, rows)
         else:
-            self._say_what_is_left_out(message.models)
+            self._say_what_is_left_out(models)
+
+    def _release_keys(self) -> None:
+        """The keys pressed while the first screen showed, to the browse screen now up, in their order."""
+        held, self._held = self._held or [], None
+        for event in held:
+            if isinstance(event, events.Key):
+                self.post_message(events.Key(event.key, event.character))
+            elif isinstance(event, events.Paste):
+                self.post_message(events.Paste(event.text))
 
     def _say_what_is_left_out(self, shown: Sequence[str]) -> None:
         """Models the workspace holds beyond those given with --pred are not shown: say so, and how to see them."""
@@ -286,6 +329,14 @@ class SqlTriageApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
             self.idle_gc.touch()
+        if self._held is not None:  # the first screen waits for its frame: keys wait too, the mouse is off
+            if (isinstance(event, events.Key) and event.key not in HELD_THROUGH) or isinstance(
+                event, events.Paste
+            ):
+                self._held.append(event)
+                return
+            if isinstance(event, events.MouseEvent):
+                return
         await super().on_event(event)
 
     def on_unmount(self) -> None:

@@ -1,7 +1,8 @@
 """Reading evaluations for people: the frame, facets, reports and exports.
 
 Holds the evaluation frame and the metrics tables (report), the workspace's `evaluations` view (views),
-the facets and filters of the app (facets), the exports (export, export_formats), the findings one
+the facets and filters of the app (facets; their names and the filter choices without polars in
+facet_names), the exports (export, export_formats), the findings one
 publishes: the worst slices (slices, slice_features), whether a difference is real (significance),
 and the shareable HTML report with its figures (html_report, figures; matplotlib, extra `report`).
 

@@ -16,92 +16,31 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
+from sqltriage.core.reporting.facet_names import (  # also imported from here by the app and the CLI
+    _INFERRED_PREFIX,
+    _INFERRED_SUFFIX,
+    EX_MODES,
+    FACET_KEYS,
+    FACETS,
+    LOW_PM,
+    MEMBERSHIP_FACETS,
+    NEAR_MISS_PM,
+    NONE_VALUE,
+    SEARCH_COLUMNS,
+    TS_FALSE_POSITIVE,
+    Filters,
+    membership_key,
+    membership_label,
+    membership_part,
+)
 from sqltriage.core.reporting.facet_text import facet_text
 from sqltriage.core.verdicts.gold_audit import REASONS as GOLD_SUSPECT_REASONS
-
-# Facets in sidebar order: (key, label). `tag` and `outcome` are computed, the rest are columns.
-FACETS: tuple[tuple[str, str], ...] = (
-    ("model", "model"),
-    ("outcome", "outcome"),
-    ("structural", "structural"),
-    ("operators", "operators"),
-    ("hardness", "hardness"),
-    ("reasoning", "reasoning"),
-    ("db_id", "database"),
-    ("official_quirk", "official evaluator scores differently"),
-    ("equivalence", "equivalence (--verify)"),
-    ("tag", "tag"),
-    ("annotators", "annotators"),
-)
-FACET_KEYS = tuple(k for k, _ in FACETS)
-NONE_VALUE = "(none)"  # the facet value of a row whose column is empty
-NEAR_MISS_PM = 0.9  # EX fails although the query is this close to gold
-LOW_PM = 0.5  # EX passes although the query is this far from gold: maybe right by accident
-SEARCH_COLUMNS = ("question", "gold_sql", "pred_sql")
-TS_FALSE_POSITIVE = "EX pass, fails on a neighbour (EX false positive)"  # needs `eval --neighbours K`
-
-# --- membership options: a part of a combination, named readably --------------------------------------
-
-MEMBERSHIP_FACETS = ("structural", "operators", "reasoning", "annotators")  # annotators: "has ann"
-# The codes of core/sql/categories.py (STRUCTURAL_LETTERS, OPERATOR_TYPES) with the README's names for them.
-PART_NAMES: dict[str, dict[str, str]] = {
-    "structural": {
-        "S": "select",
-        "F": "from",
-        "W": "where",
-        "G": "group by",
-        "H": "having",
-        "O": "order by",
-        "L": "limit",
-        "SO": "set operator",
-        "N": "nesting",
-    },
-    "operators": {
-        "J": "join",
-        "Ag": "aggregate",
-        "C": "comparison",
-        "Lo": "logical",
-        "Li": "like",
-        "Ar": "arithmetic",
-        "Me": "membership",
-        "Nu": "null",
-    },
-}
-# The reasoning facet's inferred form, as core/questions/reasoning.reasoning_label writes it:
-# "arithmetic:division,subtraction (inferred)"; an annotated value is names joined by spaces.
-_INFERRED_PREFIX, _INFERRED_SUFFIX = "arithmetic:", " (inferred)"
-_MEMBERSHIP_KEY = ":membership"
-
-
-def membership_key(facet: str) -> str:
-    """Where `facet_counts` lists the facet's membership options, apart from its combinations."""
-    return f"{facet}{_MEMBERSHIP_KEY}"
-
-
-def membership_label(facet: str, part: str) -> str:
-    """The option standing for every `facet` value containing `part`: "has J (join)", "needs subtraction"."""
-    if facet == "reasoning":
-        return f"needs {part}"
-    name = PART_NAMES.get(facet, {}).get(part)
-    return f"has {part} ({name})" if name else f"has {part}"
-
-
-def membership_part(facet: str, value: str) -> str | None:
-    """The part a membership option stands for; None for a combination (or any other value)."""
-    if facet not in MEMBERSHIP_FACETS:
-        return None
-    prefix = "needs " if facet == "reasoning" else "has "
-    if not value.startswith(prefix):
-        return None
-    rest = value[len(prefix) :]
-    part = rest if facet == "reasoning" else rest.split(" ", 1)[0]
-    return part if part and membership_label(facet, part) == value else None
 
 
 def parts_expr(facet: str, value: pl.Expr) -> pl.Expr:
@@ -199,52 +138,6 @@ def columns_read() -> frozenset[str]:
 
 def outcome_column(name: str) -> str:
     return f"_o{OUTCOMES.index(name)}"
-
-
-@dataclass(frozen=True, slots=True)
-class Filters:
-    """What the user chose: values per facet (OR within, AND across) and a search text."""
-
-    selected: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    search: str = ""
-    examples: frozenset[int] | None = None  # a fixed set of example indexes (a comparison cell), or none
-    examples_label: str = ""  # how the status line names that set
-
-    def toggled(self, facet: str, value: str) -> Filters:
-        current = set(self.selected.get(facet, frozenset()))
-        current ^= {value}
-        selected = {k: v for k, v in self.selected.items() if k != facet}
-        if current:
-            selected[facet] = frozenset(current)
-        return replace(self, selected=selected)
-
-    def with_search(self, text: str) -> Filters:
-        return replace(self, search=text)
-
-    def with_examples(self, examples: frozenset[int] | None, label: str = "") -> Filters:
-        return replace(self, examples=examples, examples_label=label if examples is not None else "")
-
-    def cleared(self, facet: str | None = None) -> Filters:
-        if facet is None:
-            return Filters({}, "")
-        return replace(self, selected={k: v for k, v in self.selected.items() if k != facet})
-
-    @property
-    def active(self) -> bool:
-        return bool(self.search.strip()) or any(self.selected.values()) or self.examples is not None
-
-    def describe(self) -> str:
-        """One line for the status bar: `model=a|b · outcome=EX fail · "text"`."""
-        parts = [
-            f"{facet}={'|'.join(sorted(values))}"
-            for facet, values in sorted(self.selected.items(), key=lambda kv: FACET_KEYS.index(kv[0]))
-            if values
-        ]
-        if self.examples is not None:
-            parts.append(self.examples_label or f"{len(self.examples)} chosen examples")
-        if self.search.strip():
-            parts.append(f'"{self.search.strip()}"')
-        return " · ".join(parts) if parts else "no filter"
 
 
 def tag_list(tags: pl.Expr) -> pl.Expr:
@@ -620,8 +513,6 @@ def outcome_names_matching(pattern: str) -> list[str]:
 
 
 # --- EX mode, in-place updates after a triage change, model comparison ----------------------------------
-
-EX_MODES = ("spider", "bird", "archer")
 
 
 def use_ex_mode(frame: pl.DataFrame, mode: str) -> pl.DataFrame:

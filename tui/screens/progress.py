@@ -11,9 +11,8 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import polars as pl
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,6 +23,9 @@ from textual.widgets import Footer, Label, ProgressBar
 
 from sqltriage.core.model import Dataset, PredictionSet
 from sqltriage.tui.idle_gc import resume_after_start
+
+if TYPE_CHECKING:  # polars is imported once the first screen is drawn
+    import polars as pl
 
 
 class EvalProgress(Message):

@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from sqltriage.core.reporting.facets import FACETS, membership_key
+from sqltriage.core.reporting.facet_names import FACETS, membership_key
 from sqltriage.tui.widgets.names import MIN_WIDTH, short_labels
 
 _SEP = "\x1f"

@@ -6,10 +6,16 @@ Textual is even imported (`tui.opening`).
 
 from __future__ import annotations
 
-import polars as pl
-import pyarrow as pa
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from sqltriage.tui.widgets.names import short_labels
+
+if (
+    TYPE_CHECKING
+):  # only `display_arrow` needs them: the first screen's cells are made without (`display_row`)
+    import polars as pl
+    import pyarrow as pa
 
 # (frame column, header, width)
 COLUMNS: tuple[tuple[str, str, int], ...] = (
@@ -26,6 +32,7 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("tags", "tags", 16),
 )
 SORT_COLUMNS = tuple(c for c, _, _ in COLUMNS)
+MARKS = {1: "✓", 0: "✗"}  # an outcome passed or failed; blank where it does not apply
 
 
 def display_arrow(frame: pl.DataFrame) -> pa.Table:
@@ -34,15 +41,16 @@ def display_arrow(frame: pl.DataFrame) -> pa.Table:
     Model names are cut in the middle to the column's width, one label per model of the frame, so that
     models sharing a long prefix stay apart (`nl2sql…Llama-13B`).
     """
-    mark = {1: "✓", 0: "✗"}
+    import polars as pl
+
     cols = []
-    for name, _, width in COLUMNS:
+    for name, _, _ in COLUMNS:
         col = pl.col(name)
         if name == "model":
             models = frame.get_column("model").drop_nulls().unique().to_list()
-            expr = col.cast(pl.Utf8).replace(short_labels(models, width)).fill_null("")
+            expr = col.cast(pl.Utf8).replace(model_labels(models)).fill_null("")
         elif name in ("ex", "em"):
-            expr = col.replace_strict(mark, default="", return_dtype=pl.Utf8)
+            expr = col.replace_strict(MARKS, default="", return_dtype=pl.Utf8)
         elif name == "pm":
             expr = col.round(2).cast(pl.Utf8).fill_null("")
         elif name == "question":
@@ -51,3 +59,29 @@ def display_arrow(frame: pl.DataFrame) -> pa.Table:
             expr = col.cast(pl.Utf8).fill_null("")
         cols.append(expr.alias(name))
     return frame.select(cols).to_arrow().combine_chunks()  # one chunk: a cell is then read in O(1)
+
+
+def display_row(row: Mapping[str, Any], labels: Mapping[str, str]) -> tuple[str, ...]:
+    """One row's cells as `display_arrow` makes them, from plain values (a row read straight from SQLite),
+    with `labels` the model labels of the whole frame (`model_labels`)."""
+    out: list[str] = []
+    for name, _, _ in COLUMNS:
+        value = row.get(name)
+        if name == "model":
+            out.append(labels.get(value, value) if value is not None else "")
+        elif name in ("ex", "em"):
+            out.append(MARKS.get(value, "") if isinstance(value, int) else "")
+        elif name == "pm":
+            # polars rounds the scaled value half to even, as Python's round does
+            out.append("" if value is None else str(round(value * 100) / 100))
+        elif name == "question":
+            out.append("" if value is None else str(value).replace("\n", " "))
+        else:
+            out.append("" if value is None else str(value))
+    return tuple(out)
+
+
+def model_labels(models: Sequence[str]) -> dict[str, str]:
+    """The model column's labels for a frame holding these models."""
+    width = next(w for name, _, w in COLUMNS if name == "model")
+    return short_labels(models, width)
