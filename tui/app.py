@@ -6,6 +6,7 @@ screen. Bindings carry ids so a keymap ({id: keys}) can remap any of them.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -166,6 +167,7 @@ class SqlTriageApp(App[None]):
         self._held: list[events.Event] | None = (
             None  # keys pressed while the first screen waits for its frame
         )
+        self._replayed: list[events.Event] = []  # held keys sent again, on their way
         self._said_opening = False  # the notes on opening were given (with the first screen)
 
     def on_mount(self) -> None:
@@ -183,11 +185,14 @@ class SqlTriageApp(App[None]):
             self._held = []
             self.push_screen(FirstScreen(page))
             self._say_on_opening(page.models, page.total)
-            self.call_after_refresh(self._take_preload)  # the frame, once the first screen is drawn
         else:
             self.push_screen(
                 ProgressScreen(self.workspace.path, self.dataset, self.predictions, self.options)
             )
+
+    def on_first_screen_drawn(self, message: FirstScreen.Drawn) -> None:
+        """The first rows are on the terminal: the frame (with polars and the browse screen) is read now."""
+        self._take_preload()
 
     @work(thread=True, exclusive=True, group="open")
     def _take_preload(self) -> None:
@@ -260,12 +265,42 @@ class SqlTriageApp(App[None]):
 
     def _release_keys(self) -> None:
         """The keys pressed while the first screen showed, to the browse screen now up, in their order."""
-        held, self._held = self._held or [], None
-        for event in held:
-            if isinstance(event, events.Key):
-                self.post_message(events.Key(event.key, event.character))
-            elif isinstance(event, events.Paste):
-                self.post_message(events.Paste(event.text))
+        self.run_worker(self._replay_held(), group="keys")
+
+    async def _replay_held(self) -> None:
+        """Each held key (and any pressed meanwhile) in turn, once what the one before set off has run:
+        as if typed at a human pace, so that `j` then `t` tags the row `j` went to."""
+        while self._held:
+            held = self._held.pop(0)
+            if isinstance(held, events.Key):
+                event: events.Event = events.Key(held.key, held.character)
+            else:
+                assert isinstance(held, events.Paste)
+                event = events.Paste(held.text)
+            self._replayed.append(event)  # let through by `on_event`, which holds the others meanwhile
+            self.post_message(event)
+            for _ in range(3):  # the key, the action it runs, the messages that action posts
+                await self._queues_done()
+        self._held = None
+        self._replayed.clear()
+
+    async def _queues_done(self) -> None:
+        """Until the app, the screen and its widgets have handled what was queued for them so far."""
+        pending = [self, *self.screen.walk_children(with_self=True)]
+        done = asyncio.Event()
+        count = 0
+
+        def one_done() -> None:
+            nonlocal count
+            count -= 1
+            if count == 0:
+                done.set()
+
+        for pump in pending:
+            if pump.call_later(one_done):
+                count += 1
+        if count:
+            await done.wait()
 
     def _say_what_is_left_out(self, shown: Sequence[str]) -> None:
         """Models the workspace holds beyond those given with --pred are not shown: say so, and how to see them."""
@@ -293,6 +328,7 @@ class SqlTriageApp(App[None]):
 
     def binding_entries(self) -> list[tuple[str, Binding]]:
         """Every binding a user may want, for the help screen (deduplicated by id)."""
+        from sqltriage.tui.screens.browse import BrowseScreen
         from sqltriage.tui.screens.modals import Confirm, ExportDialog, NoteEditor, TagPicker
         from sqltriage.tui.screens.progress import ProgressScreen as _Progress
         from sqltriage.tui.screens.summary import SummaryScreen
@@ -329,13 +365,14 @@ class SqlTriageApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
             self.idle_gc.touch()
-        if self._held is not None:  # the first screen waits for its frame: keys wait too, the mouse is off
+        replayed = any(event is sent for sent in self._replayed)  # (one also comes back here, bubbling up)
+        if self._held is not None and not replayed:  # the first screen waits for its frame: keys wait too
             if (isinstance(event, events.Key) and event.key not in HELD_THROUGH) or isinstance(
                 event, events.Paste
             ):
                 self._held.append(event)
                 return
-            if isinstance(event, events.MouseEvent):
+            if isinstance(event, events.MouseEvent):  # the mouse is off meanwhile
                 return
         await super().on_event(event)
 

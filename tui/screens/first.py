@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
+from textual.message import Message
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -86,6 +87,9 @@ class FirstPageTable(ScrollView, can_focus=True):
 class FirstScreen(Screen):
     """The browse screen's layout with the first rows and "N of N", until the browse screen replaces it."""
 
+    class Drawn(Message):
+        """The first screen is on the terminal: the app reads the frame now."""
+
     def __init__(self, page: FirstPage) -> None:
         super().__init__()
         self.page = page
@@ -104,3 +108,4 @@ class FirstScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one(FirstPageTable).focus()
+        self.call_after_refresh(self.post_message, self.Drawn())  # after this screen's first paint
