@@ -55,6 +55,7 @@ _FIRST_ROWS_SQL = (
     "WHERE t.idx = r.idx AND t.model = r.model ORDER BY tag)) AS tags "
     "FROM results r JOIN examples e ON e.idx = r.idx WHERE r.model = ? ORDER BY r.idx LIMIT ?"
 )
+_WITH_RESULTS_SQL = "SELECT name FROM models m WHERE EXISTS (SELECT 1 FROM results r WHERE r.model = m.name)"
 _COUNT_SQL = (
     "SELECT count(*) FROM results r JOIN examples e ON e.idx = r.idx JOIN models m ON m.name = r.model"
 )
@@ -68,7 +69,7 @@ def read_first_page(ws: Any, ex_mode: str, limit: int = FIRST_PAGE_ROWS) -> Firs
         raise ValueError(f"unknown EX mode {ex_mode!r} (one of {', '.join(EX_MODES)})")
     with ws.snapshot() as db:
         names = [r[0] for r in db.execute("SELECT name FROM models ORDER BY position, name")]
-        present = {r[0] for r in db.execute("SELECT DISTINCT model FROM results")}
+        present = {r[0] for r in db.execute(_WITH_RESULTS_SQL)}
         models = [m for m in names if m in present]
         total = int(db.execute(_COUNT_SQL).fetchone()[0])
         rows: list[dict[str, Any]] = []
