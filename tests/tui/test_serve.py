@@ -204,7 +204,10 @@ async def _in_browser(devtools_url: str, page_url: str, rows: int) -> tuple[str,
         await cdp.call("Page.enable")
         await cdp.call("Page.addScriptToEvaluateOnNewDocument", source=KEEP_TERMINAL)
         await cdp.call("Page.navigate", url=page_url)
-        browse = await cdp.until_shown(f"{rows} of {rows}", "How many books does the library catalogue")
+        # the rows come first, the sidebar's facets once the frame is read
+        browse = await cdp.until_shown(
+            f"{rows} of {rows}", "How many books does the library catalogue", "▾ hardness"
+        )
         await cdp.call("Runtime.evaluate", expression="window.__terminal.focus()")
         await cdp.type_key("m")  # the summary screen
         summary = await cdp.until_shown("Metrics", "Compare")
