@@ -10,12 +10,14 @@ import pytest
 from tests.core.suggest_set import load_rows, read_label_file
 
 BLIND = Path(__file__).parent / "fixtures" / "suggest_blind.tsv"  # scored once, then tuned on
-BLIND2 = Path(__file__).parent / "fixtures" / "suggest_blind2.tsv"  # labelled before the second round's rules
+BLIND2 = Path(__file__).parent / "fixtures" / "suggest_blind2.tsv"  # scored once, then tuned on
+BLIND3 = Path(__file__).parent / "fixtures" / "suggest_blind3.tsv"  # labelled before the third round's rules
 FROZEN_SHA256 = {
     BLIND: "726cdbfe0fcc1ece833943fc5c187c0b573155981c935ddb41d3bf81070310b3",
     BLIND2: "41c35d5f73f73562881538d0b61695486faae1ba2bcc838c2be73f55962f71f7",
+    BLIND3: "b37c3732b8634d67debcfb753d9176e80225088939f388e1b6ab1b25ba01f53a",
 }
-BATCHES = pytest.mark.parametrize("batch", [BLIND, BLIND2], ids=["first", "second"])
+BATCHES = pytest.mark.parametrize("batch", [BLIND, BLIND2, BLIND3], ids=["first", "second", "third"])
 
 
 @BATCHES
@@ -49,3 +51,9 @@ def test_the_second_batch_shares_no_row_with_the_first() -> None:
     first = {(r["dataset"], r["source"], r["index"]) for r in read_label_file(BLIND)}
     second = {(r["dataset"], r["source"], r["index"]) for r in read_label_file(BLIND2)}
     assert first and second and not first & second
+
+
+def test_the_third_batch_is_weighted_to_bird_and_near_half_there() -> None:
+    rows = [r for r in read_label_file(BLIND3) if r["dataset"] == "bird"]
+    wrong = sum(bool(r["labels"].strip()) for r in rows)
+    assert len(rows) >= 90 and 0.4 <= wrong / len(rows) <= 0.6
