@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from sqltriage.core.verdicts.execution import ExecResult
 
+# arithmetic spelt as a function (`DIVIDE(a, b)`, as datasets' hints write it): the math is what is wrong
+ARITHMETIC_FUNCTIONS = {"divide", "subtract", "multiply", "add", "minus", "sub", "div", "mul"}
 DATE_FUNCTIONS = {"year", "month", "day", "datediff", "date_format", "now", "curdate", "datepart", "to_date"}
 
 
@@ -60,6 +62,9 @@ def error_causes(error: str | None) -> list[tuple[str, str, float]]:
         return [("Table: mismatch", f"execution failed: {error}", 0.9)]
     m = re.search(r"no such function: (\w+)", text)
     if m:
+        if m.group(1) in ARITHMETIC_FUNCTIONS:  # arithmetic written as a function SQLite does not have
+            why = f"execution failed: {error}; the arithmetic needs its operator"
+            return [("Function: math", why, 0.9), ("Other: other", f"execution failed: {error}", 0.85)]
         tag = "Function: date/time" if m.group(1) in DATE_FUNCTIONS else "Other: other"
         return [(tag, f"execution failed: {error}", 0.9)]
     if "ambiguous column" in text:

@@ -276,6 +276,10 @@ def _select_item(node: exp.Expression) -> SelectItem:
     text = norm_sql(inner)
     if isinstance(inner, exp.Count) and not distinct:
         text = "count(*)"  # COUNT(*) and COUNT(id) agree on the rows gold counts
+    averaged = average_of(inner)
+    if averaged is not None:  # CAST(SUM(x) AS REAL) / COUNT(*) is AVG(x)
+        text, aggs, distinct = f"avg({norm_sql(averaged)})", ["avg"], False
+        fams.discard("conversion")
     return SelectItem(
         text, frozenset(cols), tuple(aggs), frozenset(fams), tuple(arith), distinct, star, inner
     )
@@ -296,6 +300,7 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
         if group is not None:
             facts.group_columns = {bare(c) for e in group.expressions for c in e.find_all(exp.Column)}
     columns_of: dict[int, list[exp.Column]] = {}  # id(select) → the columns it owns
+    averages: list[exp.Div] = []  # CAST(SUM(x) AS REAL) / COUNT(…): counted as the AVG(x) it computes
     stack: list[tuple[exp.Expression, exp.Select | None]] = [(tree, None)]
     while stack:  # one pass over the tree, dispatched on each node's exact type, knowing its SELECT
         node, owner = stack.pop()
@@ -310,6 +315,8 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
                 facts.counts_condition = True
         elif kind is exp.Literal:
             facts.literals.append((node.this, "str" if node.is_string else "num"))
+        elif kind is exp.Div and average_of(node) is not None:
+            averages.append(node)
         elif kind is exp.Column:
             if not isinstance(node.this, exp.Star):
                 facts.columns.add(bare(node))
@@ -332,6 +339,12 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
         _scope(select, facts, schema, columns_of.get(id(select), []))
         if select is not tree and is_nested(select):
             facts.nested_tables |= {t.name.lower() for t in select.find_all(exp.Table)}
+    for div in averages:
+        count = div.expression.this if isinstance(div.expression, exp.Cast) else div.expression
+        facts.aggregates.update({"sum": -1, "count": -1, "avg": 1})
+        facts.count_distinct -= isinstance(count.this, exp.Distinct)
+        facts.families["conversion"] -= 1
+    facts.aggregates, facts.families = +facts.aggregates, +facts.families
     facts.not_in = facts.anti_joins + sum(
         1 for c in facts.conjuncts if c.kind == "subquery" and c.op in ("not in", "not exists")
     )
@@ -349,13 +362,14 @@ def _owners(schema: Schema, select: exp.Select, column: str) -> int:
 
 
 def is_nested(select: exp.Select) -> bool:
-    """A query inside a condition or a SELECT list; derived tables and set-operation branches are not."""
+    """A query inside a condition or a SELECT list, a branch of a set operation there included; derived
+    tables and the branches of a top-level or derived set operation are not."""
     parent = select.parent
-    while isinstance(parent, (exp.Subquery, exp.Paren)):
+    while isinstance(parent, (exp.Subquery, exp.Paren, exp.SetOperation)):
         if isinstance(parent.parent, (exp.From, exp.Join)):
             return False
         parent = parent.parent
-    return not isinstance(parent, (exp.SetOperation, exp.From, exp.Join)) and parent is not None
+    return not isinstance(parent, (exp.From, exp.Join)) and parent is not None
 
 
 def _order_as_aggregate(tree: exp.Expression, facts: QueryFacts) -> None:
@@ -622,3 +636,34 @@ def _kind(node: exp.Expression | None) -> str:
     if isinstance(node, exp.Neg):
         return "num"
     return "other"
+
+
+def condition(node: exp.Expression, clause: str = "where") -> Conjunct | None:
+    """One condition read as a conjunct, wherever it stands (inside an aggregate, a CASE, …)."""
+    return _conjunct(node, clause)
+
+
+def family_of(node: exp.Expression) -> str | None:
+    """The taxonomy's function family of one node, or None."""
+    return _family(node)
+
+
+_REAL = {"REAL", "FLOAT", "DOUBLE", "DECIMAL", "NUMERIC", "DOUBLE PRECISION"}
+
+
+def average_of(node: exp.Expression) -> exp.Expression | None:
+    """x when `node` is `CAST(SUM(x) AS REAL) / COUNT(…)` (or the cast on the count): the average of x, as
+    AVG(x) computes it (without the cast, SQLite divides whole numbers and truncates)."""
+    while isinstance(node, (exp.Paren, exp.Alias)):
+        node = node.this
+    if not isinstance(node, exp.Div):
+        return None
+    top, bottom = node.this, node.expression
+    cast = False
+    if isinstance(top, exp.Cast):
+        cast, top = top.to.this.name in _REAL, top.this
+    if isinstance(bottom, exp.Cast):
+        cast, bottom = cast or bottom.to.this.name in _REAL, bottom.this
+    if not cast or not isinstance(top, exp.Sum) or not isinstance(bottom, exp.Count):
+        return None
+    return top.this

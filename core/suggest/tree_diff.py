@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from sqlglot import exp
 
 from sqltriage.core.model import Schema
+from sqltriage.core.suggest.equivalence import same_filters
+from sqltriage.core.suggest.exec_signals import ARITHMETIC_FUNCTIONS
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
 from sqltriage.core.suggest.suggestion import Suggestion
 from sqltriage.core.suggest.weak_categories import weak_category_findings
@@ -32,11 +34,12 @@ def tree_findings(
     gold: QueryFacts, pred: QueryFacts, evidence: str | None = None, schema: Schema | None = None
 ) -> list[Suggestion]:
     """Every candidate cause the two parses show, each with its confidence (not yet gated or ranked)."""
-    out: list[Suggestion] = _tables(gold, pred, schema)
+    gold, pred, doubtful = same_filters(gold, pred, evidence or "", schema)  # conditions written otherwise
+    out: list[Suggestion] = [*doubtful, *_tables(gold, pred, schema)]
     for rule in (_joins, _select, _functions, _aggregates, _distinct, _order, _clauses, _subqueries):
         out += rule(gold, pred)
     out += _conditions(gold, pred, evidence or "")
-    out += weak_category_findings(gold, pred)
+    out += weak_category_findings(gold, pred, schema)
     return out
 
 
@@ -383,6 +386,10 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             continue
         gold_left.remove(c)
         pred_left.remove(x)
+        if c.kind == x.kind == "subquery" and c.op == x.op and c.column != x.column:
+            why = f"{_tests(c, x)}: the nested queries are compared with other columns"
+            out.append(Suggestion("Subquery: mismatch", why, 0.7))  # NL2SQL-Bugs: the subquery is another
+            continue
         if "date/time" in c.functions & x.functions and _base_columns(c) == _base_columns(x):
             why = f"gold tests {c.text}, the prediction {x.text}: the same date read through another function"
             out.append(Suggestion("Function: date/time", why, 0.65))
@@ -539,6 +546,8 @@ def _functions(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         if name in DATE_WORDS:
             out.append(Suggestion("Function: date/time", f"SQLite has no {name}() function", 0.9))
         else:
+            if name.lower() in ARITHMETIC_FUNCTIONS:
+                out.append(Suggestion("Function: math", f"{name}() stands for an arithmetic operator", 0.9))
             out.append(Suggestion("Other: other", f"SQLite has no {name}() function", 0.85))
     for fam in sorted(set(g.families) | set(p.families)):
         has_g, has_p = g.families[fam] > 0, p.families[fam] > 0
@@ -643,7 +652,7 @@ def _clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         if not (g.group_columns | p.group_columns) <= joined:
             why = f"gold groups by {_names(g.group_columns)}, the prediction by {_names(p.group_columns)}"
             out.append(Suggestion("Attribute: mismatch", why, 0.45))
-    if g.having and not p.having:
+    if g.having and not p.having and not _having_pick(g, p):
         missing.append("HAVING")
     elif p.having and not g.having and not _having_pick(p, g):
         extra.append("HAVING")
@@ -669,8 +678,12 @@ def _clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
 
 
 def _subqueries(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
-    filters = [
-        c for c in g.conjuncts if c.kind == "subquery" and not (c.op.startswith("not") and p.anti_joins)
+    filters = [  # (a top pick against the other side's ORDER BY … LIMIT 1 is the aggregate rules' to read)
+        c
+        for c in g.conjuncts
+        if c.kind == "subquery"
+        and not (c.op.startswith("not") and p.anti_joins)
+        and not (c.pick and p.aggregates[c.pick])
     ]
     if g.nested and not p.nested and filters and not g.set_ops:
         # a negation (NOT IN / NOT EXISTS) cannot be written as a join: with no EXCEPT either, it is missing

@@ -6,17 +6,25 @@
 - Other: an unqualified column that two joined tables both have is ambiguous; SQLite refuses the query.
 - Operator comparison at a boundary (`>` against `>=` on the same value), which databases generated from
   the schema rarely hold: their agreement does not clear it.
+- Subquery mismatch: the prediction's nested query answers another question than the one its place asks:
+  it compares a column with the top of another expression (`x = (SELECT MIN(a + b) …)`), or it looks
+  things up in tables gold never reads while gold needs no nested query at all.
+- Table join condition: an ON that pairs two columns no foreign key of the schema links, with names that
+  do not say they hold the same thing (`sections.section_id = enrolment.course_id`).
 """
 
 from __future__ import annotations
 
-from sqltriage.core.suggest.facts import QueryFacts
+from sqlglot import exp
+
+from sqltriage.core.model import Schema
+from sqltriage.core.suggest.facts import QueryFacts, norm_sql
 from sqltriage.core.suggest.suggestion import Suggestion
 
 BOUNDARY = ({">", ">="}, {"<", "<="})
 
 
-def weak_category_findings(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+def weak_category_findings(g: QueryFacts, p: QueryFacts, schema: Schema | None = None) -> list[Suggestion]:
     return [
         *_column_tables(g, p),
         *_nested_clauses(g, p),
@@ -24,7 +32,76 @@ def weak_category_findings(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         *_order_column(g, p),
         *_aggregate_counts(g, p),
         *_gold_cross_join(g, p),
+        *_pick_of_another(g, p),
+        *_nested_elsewhere(g, p),
+        *_unlinked_join(g, p, schema),
     ]
+
+
+def _pick_of_another(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    """`x = (SELECT MIN(expr) …)` where expr is not x: the nested query computes what x is not."""
+    seen = {norm_sql(c.node) for c in g.conjuncts if c.pick}
+    for c in p.conjuncts:
+        if not c.pick or c.op != "=" or norm_sql(c.node) in seen:
+            continue
+        sub = c.node.find(exp.Select)
+        item = sub.expressions[0] if sub is not None and sub.expressions else None
+        agg = item.this if isinstance(item, exp.Alias) else item
+        inner = agg.this if isinstance(agg, (exp.Max, exp.Min)) else None
+        if inner is None or not c.column.replace("_", "").isalnum():
+            continue  # (a HAVING count compared with a nested count is the aggregate rules' to read)
+        derived = sub is not None and isinstance((sub.args.get("from") or exp.From()).this, exp.Subquery)
+        if isinstance(inner, exp.Column) and (inner.name.lower() == c.column or derived):
+            continue  # the same column, or a column a derived table names
+        why = f"the prediction compares {c.column} with the {c.pick} of {norm_sql(inner)}: {c.text}"
+        return [Suggestion("Subquery: mismatch", why, 0.7)]
+    return []
+
+
+def _nested_elsewhere(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    """Gold needs no nested query; the prediction's read tables gold never reads: they answer another question."""
+    if g.nested or not p.nested:
+        return []
+    other = p.nested_tables - set(g.tables)
+    if not other:
+        return []  # lookups through gold's own tables: a join written as a nested query
+    why = f"the prediction's nested queries read {', '.join(sorted(other))}, which gold never reads"
+    return [Suggestion("Subquery: mismatch", why, 0.7)]
+
+
+def _unlinked_join(g: QueryFacts, p: QueryFacts, schema: Schema | None) -> list[Suggestion]:
+    """An ON pair of the prediction that no foreign key links, whose names do not say they hold the same
+    thing, and that gold does not use: the tables are joined on the wrong columns."""
+    if schema is None or not schema.foreign_keys:
+        return []
+    linked = {frozenset((f"{a[0]}.{a[1]}".lower(), f"{b[0]}.{b[1]}".lower())) for a, b in schema.foreign_keys}
+    with_keys = {t for pair in linked for t in (x.split(".", 1)[0] for x in pair)}
+    keys = {(t.lower(), c.lower()) for t, c in schema.primary_keys}
+    gold_pairs = {frozenset(c.split(".", 1)[-1] for c in pair) for j in g.joins for pair in j.pairs}
+    for j in p.joins:
+        for pair in j.pairs:
+            if len(pair) != 2 or pair in linked:
+                continue
+            (ta, ca), (tb, cb) = sorted(tuple(x.split(".", 1)) for x in pair)
+            if not ta or not tb or ta == tb or ca == cb or frozenset((ca, cb)) in gold_pairs:
+                continue
+            if ta not in with_keys or tb not in with_keys or _named_link(ta, ca, tb, cb, keys):
+                continue
+            why = f"the prediction joins {ta}.{ca} = {tb}.{cb}, which no foreign key of the schema links"
+            return [Suggestion("Table: join condition", why, 0.6)]
+    return []
+
+
+def _named_link(ta: str, ca: str, tb: str, cb: str, keys: set[tuple[str, str]]) -> bool:
+    """A key and a column named after its table (`users.id` and `owneruserid`), or two names one of which
+    holds the other (`code` and `setcode`): a link the schema did not declare."""
+    if ca in cb or cb in ca:
+        return True
+    for (kt, kc), other in (((ta, ca), cb), ((tb, cb), ca)):
+        stem = kt.rstrip("s")
+        if (kt, kc) in keys and len(stem) >= 3 and stem in other:
+            return True
+    return False
 
 
 def _order_column(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
@@ -102,7 +179,8 @@ def _nested_clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         for name, gold_n, pred_n in (("GROUP BY", g.group_by, p.group_by), ("HAVING", g.having, p.having))
         if pred_n and gold_n > pred_n
     ]
-    if not lost:
+    picked = p.limit == "1" and any(c.clause == "having" and c.pick for c in g.conjuncts)
+    if not lost or picked:  # (`HAVING count(*) = (SELECT max(…) …)` groups again to pick the top group)
         return []
     why = f"gold has {' and '.join(lost)} in more of its queries than the prediction"
     return [Suggestion("Clause: missing", why, 0.7)]

@@ -142,15 +142,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--blind2",
         action="store_true",
-        help="score the second frozen blind batch (tests/core/fixtures/suggest_blind2.tsv) instead: once, at the end",
+        help="score the second frozen blind batch (tests/core/fixtures/suggest_blind2.tsv) instead (scored once, now tuned on)",
+    )
+    parser.add_argument(
+        "--blind3",
+        action="store_true",
+        help="score the third frozen blind batch (tests/core/fixtures/suggest_blind3.tsv) instead: once, at the end",
     )
     args = parser.parse_args(argv)
     if not (SHARED_DATA / "spider_dev" / "dev.json").exists():
         print(f"shared data not found at {SHARED_DATA}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
         return 2
     load_before = load_average()
-    if args.blind or args.blind2:
-        return _blind(args.structure_only, args.show, load_before, second=args.blind2)
+    if args.blind or args.blind2 or args.blind3:
+        which = 3 if args.blind3 else 2 if args.blind2 else 1
+        return _blind(args.structure_only, args.show, load_before, which=which)
     results = [run_row(r, SHARED_DATA, structure_only=args.structure_only) for r in load_rows(SHARED_DATA)]
     if args.show:
         _show(results)
@@ -217,11 +223,11 @@ def _report(results: list[Scored], args: argparse.Namespace, load_before: str) -
         )
 
 
-def _blind(structure_only: bool, show: bool, load_before: str, *, second: bool = False) -> int:
+def _blind(structure_only: bool, show: bool, load_before: str, *, which: int = 1) -> int:
     """A frozen blind batch, scored once: the three figures and per category, per dataset."""
-    from tests.core.test_suggest_blind import BLIND, BLIND2
+    from tests.core.test_suggest_blind import BLIND, BLIND2, BLIND3
 
-    batch = BLIND2 if second else BLIND
+    batch = {1: BLIND, 2: BLIND2, 3: BLIND3}[which]
     results = [run_row(r, SHARED_DATA, structure_only=structure_only) for r in load_rows(SHARED_DATA, batch)]
     if show:
         _show(results)
@@ -248,6 +254,9 @@ def _blind(structure_only: bool, show: bool, load_before: str, *, second: bool =
         )
     print("\nPer category, blind batch (labels found among the first 3; suggestions that a person gave):")
     print(_category_table(m))
+    for ds in ("spider", "bird", "archer"):
+        print(f"\nPer category, blind batch, {ds} rows:")
+        print(_category_table(parts[f"blind, {ds}"]))
     return 0
 
 
