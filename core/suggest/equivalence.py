@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
+from datetime import date, timedelta
 
 from sqlglot import exp
 
@@ -174,54 +175,125 @@ def _inside_nested(node: exp.Expression) -> bool:
 # --- one date condition in another form --------------------------------------------------------------------
 
 
-def _date_part(c: Conjunct) -> tuple[str, str, str] | None:
-    """(column, "prefix" | "month", text) when the condition keeps the rows whose date starts with `text`
-    (or, for "month", whose month is `text`)."""
+def _date_parts(c: Conjunct) -> list[tuple[str, str, str]]:
+    """(column, "ge" | "lt" | "month", text): the condition keeps the rows whose date text is at least /
+    under `text` (or whose month is `text`). Nothing when the condition is no date test it can read."""
     node = c.node
     while isinstance(node, exp.Paren):
         node = node.this
-    if isinstance(node, exp.Like):
-        col, pattern = node.this, node.expression
-        if isinstance(col, exp.Column) and isinstance(pattern, exp.Literal) and pattern.is_string:
-            text = str(pattern.this)
-            if text.endswith("%") and _DATE_TEXT.fullmatch(text[:-1]):
-                return col.name.lower(), "prefix", text[:-1]
-        return None
-    if not isinstance(node, exp.EQ) or not isinstance(node.expression, exp.Literal):
-        return None
-    left, value = node.this, str(node.expression.this)
-    if isinstance(left, exp.Cast):  # CAST(strftime('%Y', d) AS INT) = 2009
+    op = _OPS.get(type(node))
+    if op is None:
+        return []
+    literals = [node.args.get("low"), node.args.get("high")] if op == "between" else [node.expression]
+    if not all(isinstance(x, exp.Literal) for x in literals):
+        return []
+    values = [str(x.this) for x in literals]
+    column, width = _date_reader(node.this)
+    if column is None or (width == 0 and not all(x.is_string for x in literals)):
+        return []  # (a whole column compared with a number is no date: `year < 2001`)
+    if width == -1:  # strftime('%m', d): only the month
+        return [(column, "month", values[0])] if op == "=" and re.fullmatch(r"\d{2}", values[0]) else []
+    if width:  # a prefix of the date text: SUBSTR(d, 1, 4), strftime('%Y', d), date(d)
+        if any(len(v) != width or not _DATE_TEXT.fullmatch(v) for v in values):
+            return []
+        bounds = _prefix_bounds(op, values)
+    else:
+        bounds = _raw_bounds(op, values)
+    return [(column, kind, text) for kind, text in bounds]
+
+
+_OPS = {
+    exp.EQ: "=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.Like: "like",
+    exp.Between: "between",
+}
+
+
+def _date_reader(left: exp.Expression) -> tuple[str | None, int]:
+    """(column, width): the date column a test reads and the length of the date prefix it compares (0: the
+    whole text, -1: the month alone)."""
+    if isinstance(left, exp.Cast):  # CAST(strftime('%Y', d) AS INT) > 1995
         left = left.this
     if isinstance(left, exp.Column):
-        m = _MIDNIGHT.fullmatch(value)
-        return (left.name.lower(), "prefix", m.group(1)) if m else None
+        return left.name.lower(), 0
     if isinstance(left, exp.Substring):
         col, start, length = left.this, left.args.get("start"), left.args.get("length")
-        if (
-            isinstance(col, exp.Column)
-            and _number(start) == 1
-            and _number(length) == len(value)
-            and _DATE_TEXT.fullmatch(value)
-        ):
-            return col.name.lower(), "prefix", value
-        return None
-    if isinstance(left, exp.Date):
-        col = left.this
-        if isinstance(col, exp.Column) and len(value) == 10 and _DATE_TEXT.fullmatch(value):
-            return col.name.lower(), "prefix", value
-        return None
+        if isinstance(col, exp.Column) and _number(start) == 1 and _number(length) in (4, 7, 10):
+            return col.name.lower(), _number(length) or 0
+    if isinstance(left, exp.Date) and isinstance(left.this, exp.Column):
+        return left.this.name.lower(), 10
     if isinstance(left, exp.TimeToStr):
         col, fmt = left.this, left.args.get("format")
         if isinstance(col, exp.TsOrDsToTimestamp):
             col = col.this
-        if not isinstance(col, exp.Column) or not isinstance(fmt, exp.Literal):
-            return None
-        layout = str(fmt.this)
-        if _FORMATS.get(layout) == len(value) and _DATE_TEXT.fullmatch(value):
-            return col.name.lower(), "prefix", value
-        if layout == "%m" and re.fullmatch(r"\d{2}", value):
-            return col.name.lower(), "month", value
-    return None
+        if isinstance(col, exp.Column) and isinstance(fmt, exp.Literal):
+            width = _FORMATS.get(str(fmt.this), -1 if str(fmt.this) == "%m" else None)
+            if width is not None:
+                return col.name.lower(), width
+    return None, 0
+
+
+def _prefix_bounds(op: str, values: list[str]) -> list[tuple[str, str]]:
+    v = values[0]
+    if op == "=":
+        return [("ge", _norm(v)), ("lt", _next(v))]
+    if op == "between":
+        return [("ge", _norm(v)), ("lt", _next(values[1]))]
+    return {
+        ">": [("ge", _next(v))],
+        ">=": [("ge", _norm(v))],
+        "<": [("lt", _norm(v))],
+        "<=": [("lt", _next(v))],
+    }.get(op, [])
+
+
+def _raw_bounds(op: str, values: list[str]) -> list[tuple[str, str]]:
+    """Bounds of a test on the whole date text; a day compared without its time is left alone (whether
+    `d <= '2015-12-31'` keeps that day's later hours depends on what the column stores)."""
+    v = values[0]
+    if op == "like":
+        text = v[:-1] if v.endswith("%") else ""
+        return [("ge", _norm(text)), ("lt", _next(text))] if _DATE_TEXT.fullmatch(text) else []
+    m = _MIDNIGHT.fullmatch(v)
+    if op == "=":
+        return [("ge", m.group(1)), ("lt", _next(m.group(1)))] if m else []
+    if op == "between":
+        return [*_raw_bounds(">=", values[:1]), *_raw_bounds("<=", values[1:])]
+    day_end = _DAY_END.fullmatch(v)
+    if op in (">=", "<") and (m or _DATE_TEXT.fullmatch(v)):
+        return [("ge" if op == ">=" else "lt", _norm(m.group(1) if m else v))]
+    if op in (">", "<=") and day_end:
+        return [("ge" if op == ">" else "lt", _next(day_end.group(1)))]
+    if op in (">", "<=") and _DATE_TEXT.fullmatch(v) and len(v) < 10:  # '1995' is before every 1995 date
+        return [("ge" if op == ">" else "lt", _norm(v))]
+    return []
+
+
+_DAY_END = re.compile(r"(\d{4}-\d{2}-\d{2})[ T]23:59:59(?:\.9*)?")
+
+
+def _norm(text: str) -> str:
+    """A bound in its shortest form: '1996-01-01' and '1996' bound ISO dates alike."""
+    while text.endswith("-01") and len(text) > 4:
+        text = text[:-3]
+    return text
+
+
+def _next(text: str) -> str:
+    """The first date text after every date that starts with `text`."""
+    if len(text) == 4:
+        return str(int(text) + 1)
+    if len(text) == 7:
+        y, m = int(text[:4]), int(text[5:7])
+        return _norm(f"{y + m // 12:04d}-{m % 12 + 1:02d}")
+    try:
+        return _norm((date.fromisoformat(text) + timedelta(days=1)).isoformat())
+    except ValueError:
+        return text + "~"  # no date: a bound nothing else shares
 
 
 def _number(node: exp.Expression | None) -> int | None:
@@ -230,31 +302,29 @@ def _number(node: exp.Expression | None) -> int | None:
     return None
 
 
-def _date_keys(f: QueryFacts) -> dict[str, tuple[str, list[int]]]:
-    """Per column, the date prefix its date conditions keep together, and which conditions those are."""
+def _date_keys(f: QueryFacts) -> dict[str, tuple[tuple[str, str], list[int]]]:
+    """Per column, the date range its date tests keep together ([lower, upper)), and which tests those are."""
     parts: dict[str, list[tuple[int, str, str]]] = {}
     for i, c in enumerate(f.conjuncts):
         if c.clause != "where" or c.kind not in ("str", "num"):
             continue
-        part = _date_part(c)
-        if part is not None:
-            parts.setdefault(part[0], []).append((i, part[1], part[2]))
+        for column, kind, text in _date_parts(c):
+            parts.setdefault(column, []).append((i, kind, text))
     out = {}
     for column, found in parts.items():
-        prefixes = sorted((text for _, kind, text in found if kind == "prefix"), key=len)
+        lows = [text for _, kind, text in found if kind == "ge"]
+        highs = [text for _, kind, text in found if kind == "lt"]
         months = {text for _, kind, text in found if kind == "month"}
-        if not prefixes or len(months) > 1:
+        low, high = max(lows, default=""), min(highs, default="~")
+        if len(months) > 1 or (not lows and not highs):
             continue
-        longest = prefixes[-1]
-        if not all(longest.startswith(x) for x in prefixes):
-            continue  # contradictory: left to the other rules
-        if months:
-            month = next(iter(months))
-            if len(longest) == 4:
-                longest = f"{longest}-{month}"
-            elif longest[5:7] != month:
+        if months:  # the month of one year: a range of its own
+            if len(low) != 4 or high != _next(low):
                 continue
-        out[column] = (longest, [i for i, _, _ in found])
+            low = f"{low}-{next(iter(months))}"
+            high = _next(low)
+            low = _norm(low)
+        out[column] = ((low, high), sorted({i for i, _, _ in found}))
     return out
 
 
@@ -264,9 +334,9 @@ def _same_dates(g: QueryFacts, p: QueryFacts) -> tuple[set[int], set[int]]:
     gk, pk = _date_keys(g), _date_keys(p)
     drop_g: set[int] = set()
     drop_p: set[int] = set()
-    for column, (prefix, where) in gk.items():
+    for column, (bounds, where) in gk.items():
         other = pk.get(column)
-        if other is not None and other[0] == prefix:
+        if other is not None and other[0] == bounds:
             drop_g.update(where)
             drop_p.update(other[1])
     return drop_g, drop_p

@@ -20,6 +20,7 @@ from sqltriage.core.suggest.equivalence import same_filters
 from sqltriage.core.suggest.exec_signals import ARITHMETIC_FUNCTIONS
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
 from sqltriage.core.suggest.suggestion import Suggestion
+from sqltriage.core.suggest.values import core_text, in_evidence, same_but_form
 from sqltriage.core.suggest.weak_categories import weak_category_findings
 
 DATE_WORDS = {"YEAR", "MONTH", "DAY", "DATEDIFF", "DATE_FORMAT", "NOW", "CURDATE", "DATEPART", "TO_DATE"}
@@ -258,47 +259,6 @@ def _order_equivalent(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFac
 # --- conditions ------------------------------------------------------------------------------------------
 
 
-def _core(value: str) -> str:
-    return value.strip("%").strip().lower()
-
-
-def _same_but_form(a: Conjunct, b: Conjunct) -> bool:
-    """The same value written differently: case, quotes, surrounding %, separators ('TR000_2_5' and
-    'TR_000_2_5', never other characters: 'Beetle!' is not 'Beetle'), leading zeros ('0:01:27' and
-    '1:27'), or a date in another layout."""
-    if _core(a.value) == _core(b.value):
-        return True
-    if a.kind == b.kind == "str" and (_zero_tail(a.value, b.value) or _zero_tail(b.value, a.value)):
-        return True
-    la, lb = re.sub(r"[\s_\-/:.]", "", a.value.lower()), re.sub(r"[\s_\-/:.]", "", b.value.lower())
-    if len(la) >= 3 and la == lb:
-        return True
-    da, db = re.sub(r"\D", "", a.value), re.sub(r"\D", "", b.value)
-    if len(da) >= 3 and da.lstrip("0") == db.lstrip("0") and not re.sub(r"[\d\W_]", "", a.value + b.value):
-        return True
-    return bool(da) and len(da) >= 4 and sorted(da) == sorted(db)
-
-
-def _zero_tail(longer: str, shorter: str) -> bool:
-    """A date or time with a zero tail added ('2010-07-19 19:39:08.0' / '2010-07-19 19:39:08', '2012-08-26
-    00:00:00' / '2012-08-26'): the same value in another layout."""
-    return (
-        len(shorter) >= 4
-        and longer.startswith(shorter)
-        and bool(_ZERO_TAIL.fullmatch(longer[len(shorter) :]))
-    )
-
-
-_ZERO_TAIL = re.compile(r"(?:[ T:.]+0+)+")
-
-
-def _in_evidence(value: str, evidence: str) -> bool:
-    """The value appears in the evidence as a word of its own (`SVK`, not `Slovakia` inside `Slovakian`)."""
-    if not value or not evidence:
-        return False
-    return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", evidence, re.IGNORECASE) is not None
-
-
 def _kept(c: Conjunct, other: QueryFacts) -> bool:
     """Leave out HAVING conditions when the other side has no HAVING (the clause rule says it), and
     `x = (SELECT max(x) …)` when the other side picks the top row with ORDER BY … LIMIT 1."""
@@ -371,7 +331,8 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         out += _paired_condition(c, match, evidence)
     for c in list(gold_left):  # the same value on another column: the column is wrong
         match = next(
-            (x for x in pred_left if x.kind in ("str", "num") and _core(x.value) == _core(c.value)), None
+            (x for x in pred_left if x.kind in ("str", "num") and core_text(x.value) == core_text(c.value)),
+            None,
         )
         if match is not None and c.kind in ("str", "num"):
             gold_left.remove(c)
@@ -407,7 +368,7 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             why = f"gold also requires {c.text}"
             out.append(Suggestion("Condition: implicit missing", why, 0.45 if skipped else 0.8))
         else:
-            conf = 0.85 if _in_evidence(c.value, evidence) else 0.75
+            conf = 0.85 if in_evidence(c.value, evidence) else 0.75
             out.append(Suggestion("Condition: explicit missing", f"gold also requires {c.text}", conf))
     for x in pred_left:
         conf = 0.45 if x.op == "is not null" else 0.7
@@ -434,8 +395,9 @@ def _base_columns(c: Conjunct) -> frozenset[str]:
 
 def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestion]:
     if c.functions != x.functions and "date/time" in (c.functions | x.functions):
-        # often the same dates written another way: below the gate
-        return [Suggestion("Function: date/time", _tests(c, x), 0.4)]
+        # the same dates written another way were taken out before (equivalence.py): what is left reads
+        # the date otherwise (a day for a year, a bound the other form does not share)
+        return [Suggestion("Function: date/time", _tests(c, x), 0.6)]
     if c.kind == "subquery" and x.kind == "subquery" and c.op == x.op:
         if norm_sql(c.node) == norm_sql(x.node):
             return []
@@ -451,16 +413,20 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
     same_value = c.value == x.value
     if _same_test(c, x):
         return []
-    if c.op != x.op and {c.op, x.op} <= {"=", "in"} and (same_value or _core(c.value) == _core(x.value)):
+    if (
+        c.op != x.op
+        and {c.op, x.op} <= {"=", "in"}
+        and (same_value or core_text(c.value) == core_text(x.value))
+    ):
         return []
     if same_value and c.op == x.op:
         return []
     what = _tests(c, x)  # SQL text is generated only once a difference is certain
     if c.op != x.op:
-        conf = 0.8 if same_value or _same_but_form(c, x) else 0.6
+        conf = 0.8 if same_value or same_but_form(c, x) else 0.6
         out.append(Suggestion("Operator: comparison", what, conf))
-        if same_value or _same_but_form(c, x):
-            if not same_value and _core(c.value) != _core(x.value):  # '1:27%' against '0:01:27'
+        if same_value or same_but_form(c, x):
+            if not same_value and core_text(c.value) != core_text(x.value):  # '1:27%' against '0:01:27'
                 out.append(Suggestion("Value: data format", f"{what} (the same value in another form)", 0.7))
             return out
     if same_value:
@@ -472,10 +438,10 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         out.append(Suggestion("Value: data format", f"{what} (SQLite compares text case-sensitively)", 0.9))
     elif {c.kind, x.kind} == {"str", "num"} and c.value == x.value:
         out.append(Suggestion("Value: data format", f"{what} (text vs number)", 0.55))
-    elif c.kind in ("str", "num") and x.kind in ("str", "num") and _same_but_form(c, x):
+    elif c.kind in ("str", "num") and x.kind in ("str", "num") and same_but_form(c, x):
         out.append(Suggestion("Value: data format", what, 0.7))
     elif c.kind in ("str", "num") and x.kind in ("str", "num"):
-        conf = 0.9 if _in_evidence(c.value, evidence) and not _in_evidence(x.value, evidence) else 0.75
+        conf = 0.9 if in_evidence(c.value, evidence) and not in_evidence(x.value, evidence) else 0.75
         reason = what + (" (the evidence states gold's value)" if conf > 0.8 else "")
         out.append(Suggestion("Value: mismatch", reason, conf))
     elif c.kind == x.kind == "other" and _LITERAL.sub("?", c.value) == _LITERAL.sub("?", x.value):

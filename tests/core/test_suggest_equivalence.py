@@ -214,3 +214,59 @@ def test_arithmetic_spelt_as_a_function_is_named_as_math_and_refused() -> None:
         "SELECT a / b FROM t", "SELECT DIVIDE(a, b) FROM t", ex=0, error="no such function: DIVIDE"
     )
     assert {"Function: math", "Other: other"} <= {s.tag for s in failed}
+
+
+@pytest.fixture
+def visits(tmp_path: Path) -> Path:
+    path = tmp_path / "visits.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE visit (id INTEGER PRIMARY KEY, day TEXT, cost INTEGER)")
+    days = ["1994-12-31", "1995-01-01", "1995-06-30", "1996-01-01", "1996-07-04", "2015-12-31", "2016-01-01"]
+    con.executemany("INSERT INTO visit (day, cost) VALUES (?, ?)", [(d, i) for i, d in enumerate(days)])
+    con.commit()
+    con.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("gold_filter", "pred_filter"),
+    [
+        ("strftime('%Y', day) > '1995'", "day >= '1996-01-01'"),
+        ("strftime('%Y', day) > '1995'", "CAST(strftime('%Y', day) AS INT) > 1995"),
+        ("strftime('%Y', day) <= '1995'", "day < '1996'"),
+        (
+            "strftime('%Y', day) BETWEEN '1996' AND '2015'",
+            "day BETWEEN '1996-01-01' AND '2015-12-31 23:59:59'",
+        ),
+        ("SUBSTR(day, 1, 4) = '1995'", "day >= '1995-01-01' AND day < '1996-01-01'"),
+    ],
+)
+def test_one_date_range_in_another_form_is_no_error(visits: Path, gold_filter: str, pred_filter: str) -> None:
+    gold, pred = f"SELECT id FROM visit WHERE {gold_filter}", f"SELECT id FROM visit WHERE {pred_filter}"
+    assert execute(visits, gold).rows == execute(visits, pred).rows
+    assert suggest_causes(gold, pred, ex_mode="bird") == []
+
+
+def test_a_day_compared_where_gold_compares_a_year_is_a_date_function_error(visits: Path) -> None:
+    gold = "SELECT COUNT(id) FROM visit WHERE strftime('%Y', day) > '1995'"
+    pred = "SELECT COUNT(*) FROM visit WHERE day > '1995-01-01'"
+    assert execute(visits, gold).rows != execute(visits, pred).rows
+    assert [s.tag for s in suggest_causes(gold, pred, ex_mode="bird")] == ["Function: date/time"]
+    # a number compared with a whole column is no date: `cost < 2001` is not a year range
+    found = suggest_causes(
+        "SELECT id FROM visit WHERE cost < 2001", "SELECT id FROM visit WHERE cost <= 2001"
+    )
+    assert [s.tag for s in found] == ["Operator: comparison"]
+
+
+@pytest.mark.parametrize(
+    ("gold_value", "pred_value"),
+    [("2013-07-12", "2013/7/12"), ("F", "female"), ("Y", "yes")],
+)
+def test_the_same_value_in_another_form_is_a_data_format(gold_value: str, pred_value: str) -> None:
+    found = suggest_causes(
+        f"SELECT a FROM t WHERE s = '{gold_value}'", f"SELECT a FROM t WHERE s = '{pred_value}'"
+    )
+    assert found[0].tag == "Value: data format"
+    other = suggest_causes("SELECT a FROM t WHERE s = 'F'", "SELECT a FROM t WHERE s = 'male'")
+    assert other[0].tag == "Value: mismatch"
