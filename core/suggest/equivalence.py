@@ -53,6 +53,10 @@ def same_filters(
     g: QueryFacts, p: QueryFacts, evidence: str = "", schema: Schema | None = None
 ) -> tuple[QueryFacts, QueryFacts, list[Suggestion]]:
     """The two facts with the conditions both write (each its own way) left out, and what is left doubtful."""
+    if g.tables.keys() == p.tables.keys() and _keys(g) == _keys(p):
+        # the same conditions and tables on both sides (the usual case): only the grouping can differ
+        g2, p2 = _grouping_as_distinct(g, p), _grouping_as_distinct(p, g)
+        return (g, p, []) if g2 is g and p2 is p else (g2, _grouping_as_distinct(p, g2), [])
     drop_g, drop_p = _same_dates(g, p)
     drop_g |= _repeated(g, p) | _implied(g, p)
     drop_p |= _repeated(p, g) | _implied(p, g)
@@ -88,8 +92,14 @@ def _implied(f: QueryFacts, other: QueryFacts) -> set[int]:
     }
 
 
+def _digits(f: QueryFacts) -> bool:
+    return any(c.value[:1].isdigit() for c in f.conjuncts)
+
+
 def _between(f: QueryFacts, other: QueryFacts) -> tuple[set[int], set[int]]:
     """`x BETWEEN a AND b` on this side, `x >= a AND x <= b` on the other: (indexes here, indexes there)."""
+    if not any(c.op == "between" for c in f.conjuncts):
+        return set(), set()
     mine: set[int] = set()
     theirs: set[int] = set()
     for i, c in enumerate(f.conjuncts):
@@ -122,6 +132,10 @@ def _grouping_as_distinct(f: QueryFacts, other: QueryFacts) -> QueryFacts:
     return replace(f, group_by=0, group_columns=set(), select_distinct=True)
 
 
+def _keys(f: QueryFacts) -> list[tuple[str, str, str]]:
+    return sorted((c.column, c.op, c.value, *sorted(c.functions)) for c in f.conjuncts)
+
+
 def _without(f: QueryFacts, drop: set[int]) -> QueryFacts:
     """The facts without the conditions at those indexes, and without the function uses they held."""
     if not drop:
@@ -139,9 +153,9 @@ def _without(f: QueryFacts, drop: set[int]) -> QueryFacts:
 def _repeated(f: QueryFacts, other: QueryFacts) -> set[int]:
     """Copies of one filter in one query, and copies in nested queries when the other side nests less
     (as many copies as the other side has are kept, top-level ones first)."""
-    keys = Counter((c.column, c.op, c.value) for c in f.conjuncts)
-    if len(keys) == len(f.conjuncts):
+    if len({(c.column, c.op, c.value) for c in f.conjuncts}) == len(f.conjuncts):
         return set()
+    keys = Counter((c.column, c.op, c.value) for c in f.conjuncts)
     theirs = Counter((c.column, c.op, c.value) for c in other.conjuncts)
     nested = {i: _inside_nested(c.node) for i, c in enumerate(f.conjuncts)}
     seen: set[tuple[str, str, str, int]] = set()
@@ -306,8 +320,8 @@ def _date_keys(f: QueryFacts) -> dict[str, tuple[tuple[str, str], list[int]]]:
     """Per column, the date range its date tests keep together ([lower, upper)), and which tests those are."""
     parts: dict[str, list[tuple[int, str, str]]] = {}
     for i, c in enumerate(f.conjuncts):
-        if c.clause != "where" or c.kind not in ("str", "num"):
-            continue
+        if c.clause != "where" or c.kind not in ("str", "num") or not (c.functions or c.value[:1].isdigit()):
+            continue  # (a date test reads the column through a function or compares it with digits)
         for column, kind, text in _date_parts(c):
             parts.setdefault(column, []).append((i, kind, text))
     out = {}
@@ -329,7 +343,7 @@ def _date_keys(f: QueryFacts) -> dict[str, tuple[tuple[str, str], list[int]]]:
 
 
 def _same_dates(g: QueryFacts, p: QueryFacts) -> tuple[set[int], set[int]]:
-    if not g.conjuncts or not p.conjuncts:
+    if not g.conjuncts or not p.conjuncts or not (g.families or p.families or _digits(g) or _digits(p)):
         return set(), set()
     gk, pk = _date_keys(g), _date_keys(p)
     drop_g: set[int] = set()
@@ -393,6 +407,9 @@ def _lookups(
     if bool(only_g) == bool(only_p):  # none, or a table on each side: another table, not a lookup
         return g, p, []
     named, keyed, dropped_named, dropped_keyed = (g, p, drop_g, drop_p) if only_g else (p, g, drop_p, drop_g)
+    joined = {c.rsplit(".", 1)[-1] for j in named.joins for pair in j.pairs for c in pair}
+    if not any(c.op == "=" and c.column in joined for c in keyed.conjuncts):
+        return g, p, []  # the other side tests no joining column: no lookup written through its key
     doubtful: list[Suggestion] = []
     for table in sorted(only_g or only_p):
         found = _lookup(table, named, keyed, schema, dropped_named, dropped_keyed)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from sqlglot import exp
 
@@ -332,9 +333,12 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
                 facts.unknown_functions.append(name.upper())
         if kind in NOT_SQLITE_TYPES:
             facts.unknown_functions.append(NOT_SQLITE_TYPES[kind])
-        if (fam := _family(node)) is not None:
+        fam = FAMILY_TYPES.get(kind)  # (inlined _family: this loop visits every node of every query)
+        if fam is None and kind is exp.Anonymous:
+            fam = FAMILY_NAMES.get(str(node.name).lower())
+        if fam is not None:
             facts.families[fam] += 1
-        stack.extend((child, owner) for child in node.iter_expressions())
+        stack.extend(zip(node.iter_expressions(), repeat(owner)))
     for select in tree.find_all(exp.Select):
         _scope(select, facts, schema, columns_of.get(id(select), []))
         if select is not tree and is_nested(select):

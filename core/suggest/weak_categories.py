@@ -40,6 +40,8 @@ def weak_category_findings(g: QueryFacts, p: QueryFacts, schema: Schema | None =
 
 def _pick_of_another(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     """`x = (SELECT MIN(expr) …)` where expr is not x: the nested query computes what x is not."""
+    if not any(c.pick for c in p.conjuncts):
+        return []
     seen = {norm_sql(c.node) for c in g.conjuncts if c.pick}
     for c in p.conjuncts:
         if not c.pick or c.op != "=" or norm_sql(c.node) in seen:
@@ -72,24 +74,43 @@ def _nested_elsewhere(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
 def _unlinked_join(g: QueryFacts, p: QueryFacts, schema: Schema | None) -> list[Suggestion]:
     """An ON pair of the prediction that no foreign key links, whose names do not say they hold the same
     thing, and that gold does not use: the tables are joined on the wrong columns."""
-    if schema is None or not schema.foreign_keys:
+    if schema is None or not schema.foreign_keys or not p.joins:
         return []
-    linked = {frozenset((f"{a[0]}.{a[1]}".lower(), f"{b[0]}.{b[1]}".lower())) for a, b in schema.foreign_keys}
-    with_keys = {t for pair in linked for t in (x.split(".", 1)[0] for x in pair)}
-    keys = {(t.lower(), c.lower()) for t, c in schema.primary_keys}
     gold_pairs = {frozenset(c.split(".", 1)[-1] for c in pair) for j in g.joins for pair in j.pairs}
+    candidates = []
     for j in p.joins:
         for pair in j.pairs:
-            if len(pair) != 2 or pair in linked:
+            if len(pair) != 2:
                 continue
             (ta, ca), (tb, cb) = sorted(tuple(x.split(".", 1)) for x in pair)
-            if not ta or not tb or ta == tb or ca == cb or frozenset((ca, cb)) in gold_pairs:
-                continue
-            if ta not in with_keys or tb not in with_keys or _named_link(ta, ca, tb, cb, keys):
-                continue
-            why = f"the prediction joins {ta}.{ca} = {tb}.{cb}, which no foreign key of the schema links"
-            return [Suggestion("Table: join condition", why, 0.6)]
+            if ta and tb and ta != tb and ca != cb and frozenset((ca, cb)) not in gold_pairs:
+                candidates.append((pair, ta, ca, tb, cb))
+    if not candidates:
+        return []
+    linked, with_keys, keys = _links(schema)
+    for pair, ta, ca, tb, cb in candidates:
+        if pair in linked or ta not in with_keys or tb not in with_keys or _named_link(ta, ca, tb, cb, keys):
+            continue
+        why = f"the prediction joins {ta}.{ca} = {tb}.{cb}, which no foreign key of the schema links"
+        return [Suggestion("Table: join condition", why, 0.6)]
     return []
+
+
+_LINKS: dict[int, tuple[Schema, tuple[set[frozenset[str]], set[str], set[tuple[str, str]]]]] = {}
+
+
+def _links(schema: Schema) -> tuple[set[frozenset[str]], set[str], set[tuple[str, str]]]:
+    """The schema's foreign-key pairs, the tables they touch and its keys, read once per schema object."""
+    hit = _LINKS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    linked = {frozenset((f"{a[0]}.{a[1]}".lower(), f"{b[0]}.{b[1]}".lower())) for a, b in schema.foreign_keys}
+    with_keys = {x.split(".", 1)[0] for pair in linked for x in pair}
+    keys = {(t.lower(), c.lower()) for t, c in schema.primary_keys}
+    if len(_LINKS) > 64:
+        _LINKS.clear()
+    _LINKS[id(schema)] = (schema, (linked, with_keys, keys))
+    return linked, with_keys, keys
 
 
 def _named_link(ta: str, ca: str, tb: str, cb: str, keys: set[tuple[str, str]]) -> bool:
