@@ -301,6 +301,7 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
         if group is not None:
             facts.group_columns = {bare(c) for e in group.expressions for c in e.find_all(exp.Column)}
     columns_of: dict[int, list[exp.Column]] = {}  # id(select) → the columns it owns
+    selects: list[exp.Select] = []  # every SELECT, met in the walk (their order does not matter here)
     averages: list[exp.Div] = []  # CAST(SUM(x) AS REAL) / COUNT(…): counted as the AVG(x) it computes
     stack: list[tuple[exp.Expression, exp.Select | None]] = [(tree, None)]
     while stack:  # one pass over the tree, dispatched on each node's exact type, knowing its SELECT
@@ -325,6 +326,7 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
                 columns_of.setdefault(id(owner), []).append(node)
         elif kind is exp.Select:
             owner = node
+            selects.append(node)
             if node is not tree and is_nested(node):
                 facts.nested += 1
         elif kind is exp.Anonymous:
@@ -352,7 +354,7 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
     facts.not_in = facts.anti_joins + sum(
         1 for c in facts.conjuncts if c.kind == "subquery" and c.op in ("not in", "not exists")
     )
-    _order_as_aggregate(tree, facts)
+    _order_as_aggregate(selects, facts)
 
 
 def _owners(schema: Schema, select: exp.Select, column: str) -> int:
@@ -376,9 +378,9 @@ def is_nested(select: exp.Select) -> bool:
     return not isinstance(parent, (exp.From, exp.Join)) and parent is not None
 
 
-def _order_as_aggregate(tree: exp.Expression, facts: QueryFacts) -> None:
+def _order_as_aggregate(selects: list[exp.Select], facts: QueryFacts) -> None:
     """`ORDER BY x DESC LIMIT 1` picks what `= (SELECT max(x) …)` picks: count it as that aggregate."""
-    for select in tree.find_all(exp.Select):
+    for select in selects:
         order, limit = select.args.get("order"), select.args.get("limit")
         if order is None or limit is None or limit.expression is None or norm_sql(limit.expression) != "1":
             continue
