@@ -261,7 +261,9 @@ def _select_item(node: exp.Expression) -> SelectItem:
     arith: list[str] = []
     cols: set[str] = set()
     distinct = False
-    for n in inner.walk():
+    stack = [inner]  # every node of the item (in no particular order: only counts and sets are read)
+    while stack:
+        n = stack.pop()
         kind = type(n)
         if kind in AGGREGATES:
             aggs.append(AGGREGATES[kind])
@@ -271,8 +273,12 @@ def _select_item(node: exp.Expression) -> SelectItem:
             cols.add(bare(n))
         elif kind is exp.Distinct:
             distinct = True
-        if (f := _family(n)) is not None:
+        f = FAMILY_TYPES.get(kind)
+        if f is None and kind is exp.Anonymous:
+            f = FAMILY_NAMES.get(str(n.name).lower())
+        if f is not None:
             fams.add(f)
+        stack.extend(n.iter_expressions())
     star = isinstance(inner, exp.Star) or (isinstance(inner, exp.Column) and isinstance(inner.this, exp.Star))
     text = norm_sql(inner)
     if isinstance(inner, exp.Count) and not distinct:
