@@ -101,8 +101,8 @@ def _join_key(pairs: frozenset[frozenset[str]]) -> frozenset[frozenset[str]]:
 
 def _joins(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     out: list[Suggestion] = []
-    g_kinds = Counter(j.kind for j in g.joins if j.kind != "cross")
-    p_kinds = Counter(j.kind for j in p.joins if j.kind != "cross")
+    g_kinds = {j.kind for j in g.joins if j.kind != "cross"}
+    p_kinds = {j.kind for j in p.joins if j.kind != "cross"}
     outer = {"left", "right", "full"}
     anti = g.anti_joins or p.anti_joins  # a LEFT JOIN that finds rows without a partner is a NOT IN
     undone = g.left_undone or p.left_undone  # … and one whose side WHERE tests is an inner join
@@ -309,8 +309,9 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             gold_left.remove(c)
             pred_left.remove(match)
     out: list[Suggestion] = []
-    g_inner, p_inner = _nested_conditions(g), _nested_conditions(p)
-    if g.nested and p.nested and g_inner and g_inner != p_inner:
+    g_inner = _nested_conditions(g) if g.nested and p.nested else Counter()  # (read only when both nest)
+    p_inner = _nested_conditions(p) if g_inner else Counter()
+    if g_inner and g_inner != p_inner:
         # NL2SQL-Bugs' partial subquery: both compute through a nested query, and it is right in part (its
         # own conditions differ); which condition is named by the rules below
         only = (g_inner - p_inner) or (p_inner - g_inner)
