@@ -132,8 +132,19 @@ def _grouping_as_distinct(f: QueryFacts, other: QueryFacts) -> QueryFacts:
     return replace(f, group_by=0, group_columns=set(), select_distinct=True)
 
 
-def _keys(f: QueryFacts) -> list[tuple[str, str, str]]:
-    return sorted((c.column, c.op, c.value, *sorted(c.functions)) for c in f.conjuncts)
+def _keys(f: QueryFacts) -> list[tuple[str, ...]]:
+    """The conditions as sortable keys, kept for the latest facts (gold's serve every model)."""
+    hit = _KEYS.get(id(f))
+    if hit is not None and hit[0] is f:
+        return hit[1]
+    keys = sorted((c.column, c.op, c.value, *sorted(c.functions)) for c in f.conjuncts)
+    if len(_KEYS) >= 256:
+        _KEYS.pop(next(iter(_KEYS)))
+    _KEYS[id(f)] = (f, keys)
+    return keys
+
+
+_KEYS: dict[int, tuple[QueryFacts, list[tuple[str, ...]]]] = {}
 
 
 def _without(f: QueryFacts, drop: set[int]) -> QueryFacts:
