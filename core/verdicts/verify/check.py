@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -212,9 +213,25 @@ def _solve(
         while True:
             symbolic.encode_text_as_integers(codes)
             try:
-                db = SymDatabase(db_path, bound, literals, extra_fks)
-                enc = Encoder(db, deadline)
-                gold, pred = enc.query(trees[0]), enc.query(trees[1])
+                key = (
+                    texts[0],
+                    str(db_path),
+                    extra_fks,
+                    bound,
+                    literals,
+                    tuple(codes.book) if codes else None,
+                )
+                if key in _GOLDS:
+                    kept, gold = _GOLDS[key]
+                    enc = kept.copy(deadline)
+                else:
+                    enc = Encoder(SymDatabase(db_path, bound, literals, extra_fks), deadline)
+                    gold = enc.query(trees[0])
+                    _GOLDS[key] = (enc.copy(deadline), gold)
+                    while len(_GOLDS) > _GOLDS_SIZE:
+                        _GOLDS.popitem(last=False)
+                db = enc.db
+                pred = enc.query(trees[1])
                 goal = differ(enc, gold, pred, mode, ordered)
                 break
             except NeedsStrings:
@@ -272,6 +289,13 @@ def _text_codes(trees: list, literals: frozenset, db_path: Path, extra_fks: tupl
     for _, cols in db_info(db_path, extra_fks).values():
         texts |= {x for c in cols if c.kind == "str" for x in c.domain if isinstance(x, str)}
     return TextCodes(texts)
+
+
+# The gold's encoding (its symbolic tables, their constraints and its result) per pair key: the models'
+# predictions of one example are checked one after another in a process, and the gold's part of the
+# formula is the same for each of them when they bring no literal of their own.
+_GOLDS: OrderedDict[tuple, tuple[Any, Any]] = OrderedDict()
+_GOLDS_SIZE = 16
 
 
 TACTICS = ("simplify", "propagate-values", "solve-eqs", "smt")

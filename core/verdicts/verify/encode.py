@@ -65,6 +65,16 @@ class Encoder:
         self.ties: list[Any] = []  # "these two present rows tie on their ORDER BY keys", per pair
         self._names = itertools.count()
 
+    def copy(self, deadline: float) -> Encoder:
+        """This encoder's state so far (its database's too), to go on from apart under a new deadline: the
+        state after a gold query, from which each model's prediction of it is encoded."""
+        out = Encoder(self.db.copy(), deadline, self.max_rows)
+        out.facts, out.ties = list(self.facts), list(self.ties)
+        used = next(self._names)
+        self._names = itertools.count(used)
+        out._names = itertools.count(used)
+        return out
+
     def name(self, stem: str) -> str:
         return f"{stem}!{next(self._names)}"
 

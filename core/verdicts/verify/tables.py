@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from sqltriage.core.verdicts.verify import symbolic as s
 from sqltriage.core.verdicts.verify.symbolic import Unsupported, Val, compare, fresh, real_val, same
 
 _NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "DEC", "NUM", "BOOL")
+_TABLES: OrderedDict[tuple, tuple[Any, list[Any]]] = OrderedDict()  # SymDatabase._cache_key → rows, rules
+_TABLES_SIZE = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +104,23 @@ class SymDatabase:
 
     def __init__(self, path: Path, bound: int, literals: frozenset, extra_fks: tuple = ()) -> None:
         self.info = db_info(path, extra_fks)
+        self.source = (str(path), extra_fks)
         self.bound = bound
         self.literals = literals
         self.tables: dict[str, SymTable] = {}
         self.constraints: list[Any] = []
         self._done_fks: set[tuple] = set()
+
+    def copy(self) -> SymDatabase:
+        """The same tables and constraints, to be extended apart (a gold's encoding, reused per prediction)."""
+        out = object.__new__(SymDatabase)
+        out.info, out.source, out.bound, out.literals = self.info, self.source, self.bound, self.literals
+        out.tables, out.constraints, out._done_fks = (
+            dict(self.tables),
+            list(self.constraints),
+            set(self._done_fks),
+        )
+        return out
 
     def table(self, name: str) -> SymTable:
         low = name.lower()
@@ -114,7 +129,39 @@ class SymDatabase:
         if low not in self.info:
             raise Unsupported(f"table {name} is not in the database")
         info, cols = self.info[low]
+        key = self._cache_key(low, cols)
+        cached = _TABLES.get(key)
+        if cached is None:
+            cached = self._build(info, cols)
+            _TABLES[key] = cached
+            while len(_TABLES) > _TABLES_SIZE:
+                _TABLES.popitem(last=False)
+        t, rules = cached
+        self.constraints.extend(rules)
+        self.tables[low] = t
+        self._foreign_keys()
+        return t
+
+    def _cache_key(self, low: str, cols: list[Column]) -> tuple:
+        """What a table's rows and own rules depend on: the schema, the bound, the text code's presence,
+        and, when a column is categorical, the pair's literals and the code's constants."""
+        codes = s.text_codes()
+        categorical = any(c.domain for c in cols)
+        return (
+            self.source,
+            low,
+            self.bound,
+            codes is None,
+            self.literals if categorical else None,
+            tuple(codes.book) if categorical and codes is not None else None,
+        )
+
+    def _build(self, info: Any, cols: list[Column]) -> tuple[SymTable, list[Any]]:
+        """A table's symbolic rows and its own rules (foreign keys apart, which depend on the tables
+        beside it). The same for every pair that reads it alike: z3 terms are named, so building again
+        would give the same terms, and a gold is checked against each model's prediction in turn."""
         t = SymTable(info.name, cols)
+        before = len(self.constraints)
         prev = None
         for i in range(self.bound):
             present = z3.Bool(f"{info.name}#{i}")
@@ -135,9 +182,9 @@ class SymDatabase:
             prev = present
         self._keys(t, info)
         self._ascending(t, info)
-        self.tables[low] = t
-        self._foreign_keys()
-        return t
+        rules = self.constraints[before:]
+        del self.constraints[before:]
+        return t, rules
 
     def _column_rules(self, present: Any, v: Val, c: Column) -> None:
         if not c.not_null:
