@@ -161,6 +161,18 @@ def test_wrong_rewrites_are_refuted_with_a_database_sqlite_confirms(
         conn.close()
 
 
+def test_one_gold_checked_against_several_predictions_in_turn_gives_each_its_own_verdict(
+    db: Path, witnesses: Path
+) -> None:
+    """The gold's encoding is kept between its predictions (the models' rows of one example): a proof for
+    one prediction must not carry over to the next, in whichever order they come."""
+    gold = "SELECT name FROM emp WHERE age > 30"
+    right, wrong = "SELECT name FROM emp WHERE NOT age <= 30", "SELECT name FROM emp WHERE age >= 30"
+    for order in ((right, wrong, right), (wrong, right, wrong)):
+        verdicts = [check_pair(gold, p, db, witness_root=witnesses, timeout=20).status for p in order]
+        assert verdicts == ["verified" if p == right else "refuted" for p in order]
+
+
 def test_a_difference_only_in_how_ties_fall_is_verified_with_that_note(db: Path, witnesses: Path) -> None:
     """Tied rows come out in an order SQL leaves open to both queries: when the two return the same rows
     in the same blocks of tied positions on every database, they are one query as SQL defines it."""
