@@ -208,8 +208,11 @@ def test_ties_that_change_the_rows_or_their_blocks_are_not_verified(
     assert v.status != "verified", v
     if v.status == "refuted":
         assert v.witness is not None and _separates(v.witness, gold, pred)
-    else:
-        assert v.note == "they differ only where ORDER BY keys tie"
+    else:  # which database z3 offers first varies with what the process solved before: SQLite may order it alike
+        assert v.note in {
+            "they differ only where ORDER BY keys tie",
+            "SQLite does not confirm the solver's counterexample",
+        }
 
 
 def test_bird_semantics_are_sets(db: Path, witnesses: Path) -> None:
