@@ -25,7 +25,8 @@ from tests.core.neighbour_checks import violations
 
 from .systems import SYSTEMS
 
-pytestmark = pytest.mark.slow
+# one worker runs every reader of the shared K = 10 evaluation in turn, so no other worker sits idle on its lock
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spider_dev_ts")]
 
 K = 10
 MEDIAN_ROWS = 6

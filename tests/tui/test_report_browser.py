@@ -107,6 +107,7 @@ def test_report_of_the_sample_opens_offline(sample_ws: Evaluated, devtools: str,
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("spider_dev_ts")  # with the other readers of the shared evaluation
 def test_report_of_spider_dev_times_8(
     spider_dev_ts: tuple[Path, Path],
     devtools: str,  # noqa: F811
