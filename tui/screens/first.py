@@ -15,17 +15,14 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.message import Message
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Input, Static
 
 from sqltriage.tui.opening import FirstPage
-from sqltriage.tui.widgets.detail_pane import DetailPane
-from sqltriage.tui.widgets.facet_panel import FacetPanel
+from sqltriage.tui.screens.browse_layout import browse_layout
 from sqltriage.tui.widgets.table_columns import COLUMNS
 
 
@@ -95,16 +92,8 @@ class FirstScreen(Screen):
         self.page = page
 
     def compose(self) -> ComposeResult:
-        opened, closed = getattr(self.app, "facet_sections", ((), ()))
-        with Horizontal():
-            with Vertical(id="sidebar"):
-                yield Input(placeholder="/ filter facet values", id="facet-filter")
-                yield FacetPanel(opened=opened, closed=closed, id="facets")
-            with Vertical(id="main"):
-                yield Input(placeholder="/ search question and SQL", id="search")
-                yield Static(status_text(self.page.total, self.page.ex_mode), id="status")
-                yield FirstPageTable(self.page, id="examples")
-                yield DetailPane(id="detail")
+        table = FirstPageTable(self.page, id="examples")
+        yield from browse_layout(self.app, status_text(self.page.total, self.page.ex_mode), table)
 
     def on_mount(self) -> None:
         self.query_one(FirstPageTable).focus()

@@ -13,8 +13,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input
 from textual_fastdatatable import DataTable
 
 from sqltriage.tui.screens.browse.detail import DetailMixin
@@ -23,6 +22,7 @@ from sqltriage.tui.screens.browse.filtering import FilteringMixin
 from sqltriage.tui.screens.browse.keys import BINDINGS
 from sqltriage.tui.screens.browse.loading import LoadingMixin
 from sqltriage.tui.screens.browse.triage import TriageMixin
+from sqltriage.tui.screens.browse_layout import browse_layout
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import ExamplesTable
 from sqltriage.tui.widgets.facet_panel import FacetPanel
@@ -40,16 +40,7 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin, Loadin
     # --- widgets, start and stop ------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        opened, closed = getattr(self.app, "facet_sections", ((), ()))
-        with Horizontal():
-            with Vertical(id="sidebar"):
-                yield Input(placeholder="/ filter facet values", id="facet-filter")
-                yield FacetPanel(opened=opened, closed=closed, id="facets")
-            with Vertical(id="main"):
-                yield Input(placeholder="/ search question and SQL", id="search")
-                yield Static("", id="status")
-                yield ExamplesTable(id="examples")
-                yield DetailPane(id="detail")
+        yield from browse_layout(self.app, "", ExamplesTable(id="examples"))
         # the Footer is mounted after the first paint (`_show_footer`)
 
     async def _show_footer(self) -> None:
