@@ -97,17 +97,22 @@ def _type_name(hint: Any) -> str:
     return " or ".join(names.get(k, getattr(k, "__name__", str(k))) for k in kinds)
 
 
-def remembered_neighbours(workspace: Path) -> tuple[int, int | None] | None:
-    """The K (and seed) of neighbour databases the workspace was last evaluated with, when `ex_ts` was on."""
+def _stored_meta(workspace: Path, key: str) -> str | None:
+    """One remembered setting of an existing workspace; None where there is none or it cannot be read."""
     from sqltriage.core.workspace.store import Workspace
 
     if not workspace.is_file():
         return None
     try:
         with Workspace.open_for_reading(workspace) as ws:
-            stored = ws.get_meta(NEIGHBOURS_META)
+            return ws.get_meta(key)
     except Exception:  # a workspace that cannot be read is reported where it is opened for real
         return None
+
+
+def remembered_neighbours(workspace: Path) -> tuple[int, int | None] | None:
+    """The K (and seed) of neighbour databases the workspace was last evaluated with, when `ex_ts` was on."""
+    stored = _stored_meta(workspace, NEIGHBOURS_META)
     if not stored or ":" not in stored:
         return None
     k, seed = stored.split(":", 1)
@@ -120,16 +125,9 @@ def with_remembered_verify(given: Mapping[str, Any], workspace: Path) -> dict[st
     """`given`, with the workspace's remembered --verify (bound, timeout) when `verify` is not set either way,
     so a later run or the app opening it keeps the equivalence columns instead of recomputing without."""
     out = dict(given)
-    if out.get("verify") is not None or not workspace.is_file():
+    if out.get("verify") is not None:
         return out
-    from sqltriage.core.workspace.store import Workspace
-
-    try:
-        with Workspace.open_for_reading(workspace) as ws:
-            stored = ws.get_meta(VERIFY_META)
-    except Exception:  # a workspace that cannot be read is reported where it is opened for real
-        return out
-    bound, _, limit = (stored or "").partition(":")
+    bound, _, limit = (_stored_meta(workspace, VERIFY_META) or "").partition(":")
     if bound.isdigit():
         out["verify"] = True
         out["verify_bound"] = out.get("verify_bound") or int(bound)
