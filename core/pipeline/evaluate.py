@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +62,6 @@ def run_key(dataset: Dataset, options: EvalOptions) -> str:
 
 def _with_accepted_alternatives(dataset: Dataset, workspace: Workspace) -> Dataset:
     """The dataset with the alternatives accepted in the app (kept in the workspace) on its examples."""
-    from dataclasses import replace
-
     from sqltriage.core.workspace.accepted import accepted
 
     taken = accepted(workspace)
@@ -97,8 +95,6 @@ def _init_worker(
 
 def with_neighbours(gold: GoldContext, dataset: Dataset, options: EvalOptions) -> GoldContext:
     """The gold context with its results on the database's neighbours (built once per process and db)."""
-    from dataclasses import replace
-
     from sqltriage.core.verdicts.testsuite.match import neighbour_golds
 
     paths, problem = neighbours_of(gold.example.db_id, dataset, options)
@@ -108,6 +104,15 @@ def with_neighbours(gold: GoldContext, dataset: Dataset, options: EvalOptions) -
     # neighbour file for a cache key would cost more than the few duplicated gold queries it would save.
     golds = neighbour_golds(gold.example.gold_sql, paths, None, options.timeout, options.max_rows)
     return replace(gold, neighbours=golds)
+
+
+def db_golds(db_id: str, dataset: Dataset) -> tuple[str, ...]:
+    """The gold queries of one database (memoised per process): the neighbours are built from them, and
+    `--verify` keeps what they keep (verify/practice.py)."""
+    memo: dict[str, tuple[str, ...]] = _STATE.setdefault("db_golds", {})
+    if db_id not in memo:
+        memo[db_id] = tuple(sorted({e.gold_sql for e in dataset.examples if e.db_id == db_id}))
+    return memo[db_id]
 
 
 def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[list[Path], str | None]:
@@ -216,6 +221,8 @@ def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
         gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"], gold_memo)
         if options.neighbours > 0 and models and gold.result is not None:
             gold = with_neighbours(gold, dataset, options)
+        if options.verify and models:
+            gold = replace(gold, db_golds=db_golds(gold.example.db_id, dataset))
         if need_gold:
             example_rows.append(gold_row(gold))
         for model in models:

@@ -43,6 +43,7 @@ class EvalOptions:
         eq = ""
         if self.verify:
             from sqltriage.core.verdicts.verify import solver_version
+            from sqltriage.core.verdicts.verify.check import ENCODING_VERSION
 
-            eq = f":v{self.verify_bound}:vt{self.verify_timeout}:z{solver_version()}"
+            eq = f":v{self.verify_bound}:vt{self.verify_timeout}:z{solver_version()}:e{ENCODING_VERSION}"
         return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}"

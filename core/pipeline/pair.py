@@ -75,6 +75,7 @@ class GoldContext:
     ts_problem: str | None = None  # why this example's database has no neighbours
     ex_mode: str = "spider"  # the dataset's own EX: what its suggestions must respect
     schema_dbs: tuple = ()  # databases generated from the schema when the file is missing (suggestions)
+    db_golds: tuple = ()  # every gold query of the example's database: what `--verify` mines its keys from
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +379,8 @@ def evaluate_pair(
                 bound=options.verify_bound,
                 timeout=options.verify_timeout,
                 foreign_keys=gold.schema.foreign_keys if gold.schema is not None else (),
+                primary_keys=gold.schema.primary_keys if gold.schema is not None else (),
+                golds=gold.db_golds,
                 neighbour_cache=options.neighbour_cache,
             )
         )

@@ -14,10 +14,16 @@ import functools
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqltriage.core.verdicts.verify.practice import NONE, Practice, practice_of
+
+# What a verdict depends on beyond the bound, the time limit and z3's version: a stored verdict of an
+# earlier encoding is solved again (2: the keys kept in practice, practice.py).
+ENCODING_VERSION = 2
 DEFAULT_BOUND = 3  # rows per table
 DEFAULT_TIMEOUT = 1.5  # seconds per pair, encoding and solving together (docs/verification.md: why)
 MODES = ("spider", "bird")
@@ -58,10 +64,16 @@ def check_pair(
     extra_foreign_keys: tuple = (),
     witness_root: Path | None = None,
     exec_timeout: float = 10.0,
+    golds: Sequence[str] = (),
+    extra_primary_keys: tuple = (),
 ) -> Verdict:
-    """Never raises for a pair: whatever cannot be decided is `unknown` with its reason."""
+    """Never raises for a pair: whatever cannot be decided is `unknown` with its reason.
+
+    `golds`: the database's gold queries, from which the neighbours mine what the data keeps in practice
+    (practice.py); the pair's own gold when not given, as `diff --neighbours` builds its neighbours."""
     start = time.monotonic()
     try:
+        practice = _practice(db_path, tuple(golds) or (gold_sql,), extra_foreign_keys, extra_primary_keys)
         return _check_pair(
             gold_sql,
             pred_sql,
@@ -69,13 +81,20 @@ def check_pair(
             mode,
             bound,
             timeout,
-            tuple(extra_foreign_keys),
+            (tuple(extra_foreign_keys), practice),
             witness_root,
             exec_timeout,
         )
     except Exception as exc:  # advisory like the suggestions: a pair the checker trips on never stops a run
         note = f"not checked: {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
         return Verdict("unknown", bound, note, seconds=time.monotonic() - start)
+
+
+def _practice(db_path: Path, golds: tuple, extra_fks: Any, extra_pks: Any) -> Practice:
+    try:
+        return practice_of(Path(db_path), golds, tuple(extra_fks), tuple(extra_pks))
+    except Exception:  # an unreadable database is reported by the solver's own reading
+        return NONE
 
 
 def _check_pair(
@@ -85,7 +104,7 @@ def _check_pair(
     mode: str,
     bound: int,
     timeout: float,
-    extra_foreign_keys: tuple,
+    keys: tuple,
     witness_root: Path | None,
     exec_timeout: float,
 ) -> Verdict:
@@ -113,7 +132,7 @@ def _check_pair(
         last = i == len(bounds) - 1
         deadline = start + (timeout if last else timeout * FULL_BOUND_SHARE)
         try:
-            found = _solve(gold_sql, pred_sql, db_path, mode, n, deadline, tuple(extra_foreign_keys))
+            found = _solve(gold_sql, pred_sql, db_path, mode, n, deadline, keys)
         except RecursionError:
             return done("unknown", "query too deep to encode")
         except MemoryError:
@@ -135,9 +154,7 @@ def _check_pair(
     from sqltriage.core.verdicts.verify.counterexample import confirm
 
     def confirmed_by_sqlite(tables: Any) -> Any:
-        return confirm(
-            tables, gold_sql, pred_sql, db_path, mode, witness_root, exec_timeout, tuple(extra_foreign_keys)
-        )
+        return confirm(tables, gold_sql, pred_sql, db_path, mode, witness_root, exec_timeout, keys)
 
     confirmed = confirmed_by_sqlite(payload)
     if confirmed.path is None and untied is not None:
@@ -160,7 +177,8 @@ def outside_fragment(
     gold_sql: str, pred_sql: str, db_path: Path, *, mode: str = "spider", bound: int = DEFAULT_BOUND
 ) -> str | None:
     """Why the pair cannot be encoded (the construct), or None when both queries are in the fragment."""
-    found = _solve(gold_sql, pred_sql, db_path, mode, bound, time.monotonic() + 60.0, (), solve=False)
+    keys = ((), _practice(db_path, (gold_sql,), (), ()))
+    found = _solve(gold_sql, pred_sql, db_path, mode, bound, time.monotonic() + 60.0, keys, solve=False)
     return found[1] if found[0] == "unknown" else None
 
 
@@ -171,7 +189,7 @@ def _solve(
     mode: str,
     bound: int,
     deadline: float,
-    extra_fks: tuple,
+    keys: tuple,
     *,
     solve: bool = True,
 ) -> tuple[str, Any, Any, Any]:
@@ -192,6 +210,7 @@ def _solve(
     texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
     if _bare(texts[0]) == _bare(texts[1]):
         return "verified", None, None, None  # the same text: the same plan, the same rows in the same order
+    extra_fks, practice = keys
     if solve and same_query(gold_sql, pred_sql, mode, column_names(db_path, extra_fks)):
         return "verified", None, None, None  # the same query but for case, spacing and aliases: the same plan
     try:
@@ -208,7 +227,7 @@ def _solve(
     )
     # Text as integers in the same order when the pair only compares, sorts and returns text (several
     # times faster to solve than z3's strings); with strings when some construct needs them.
-    codes = _text_codes(trees, literals, db_path, extra_fks)
+    codes = _text_codes(trees, literals, db_path, keys)
     try:
         while True:
             symbolic.encode_text_as_integers(codes)
@@ -217,6 +236,7 @@ def _solve(
                     texts[0],
                     str(db_path),
                     extra_fks,
+                    practice,
                     bound,
                     literals,
                     tuple(codes.book) if codes else None,
@@ -225,7 +245,7 @@ def _solve(
                     kept, gold = _GOLDS[key]
                     enc = kept.copy(deadline)
                 else:
-                    enc = Encoder(SymDatabase(db_path, bound, literals, extra_fks), deadline)
+                    enc = Encoder(SymDatabase(db_path, bound, literals, extra_fks, practice), deadline)
                     gold = enc.query(trees[0])
                     _GOLDS[key] = (enc.copy(deadline), gold)
                     while len(_GOLDS) > _GOLDS_SIZE:
@@ -273,7 +293,7 @@ def _solve(
     return status, payload, untied if enc.ties else None, blind
 
 
-def _text_codes(trees: list, literals: frozenset, db_path: Path, extra_fks: tuple) -> Any:
+def _text_codes(trees: list, literals: frozenset, db_path: Path, keys: tuple) -> Any:
     """The integer code for text of this pair, or None when a construct in it certainly needs strings.
     Its constants: the pair's text literals, its integer literals written as text (a number compared with
     a text column), and the mined categorical values of text columns."""
@@ -286,7 +306,7 @@ def _text_codes(trees: list, literals: frozenset, db_path: Path, extra_fks: tupl
         return None
     texts = {x for x in literals if isinstance(x, str)}
     texts |= {str(sign * x) for x in literals if isinstance(x, int) for sign in (1, -1)}
-    for _, cols in db_info(db_path, extra_fks).values():
+    for _, cols in db_info(db_path, *keys).values():
         texts |= {x for c in cols if c.kind == "str" for x in c.domain if isinstance(x, str)}
     return TextCodes(texts)
 

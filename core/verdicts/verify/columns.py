@@ -54,6 +54,8 @@ def verify_columns(
     bound: int,
     timeout: float,
     foreign_keys: Any = (),
+    primary_keys: Any = (),
+    golds: tuple = (),
     neighbour_cache: str | None = None,
     mode: str = "spider",
 ) -> dict[str, Any]:
@@ -68,11 +70,12 @@ def verify_columns(
         # find another, at 10-100 times a plain evaluation's cost. No bound: the neighbour is any size.
         out.update(equivalence="refuted", equivalence_note=BY_A_NEIGHBOUR)
         return out
-    key = (gold_sql, pred_sql, str(db_path), bound, timeout, mode)
+    key = (gold_sql, pred_sql, str(db_path), bound, timeout, mode, len(golds), hash(golds))
     verdict = _memo.get(key)
     if verdict is None:
         fks = tuple(foreign_keys or ())
         alike = _alike_key(gold_sql, pred_sql, db_path, fks, bound, timeout, mode)
+        alike = None if alike is None else (*alike, len(golds), hash(golds))
         verdict = _memo.get(alike) if alike is not None else None
         if (
             verdict is not None
@@ -89,6 +92,8 @@ def verify_columns(
                 bound=bound,
                 timeout=timeout,
                 extra_foreign_keys=fks,
+                extra_primary_keys=tuple(primary_keys or ()),
+                golds=golds,
                 witness_root=witness_root(neighbour_cache),
             )
         for k in (key, alike):

@@ -43,7 +43,7 @@ def confirm(
     mode: str,
     root: Path | None,
     exec_timeout: float,
-    extra_fks: tuple = (),
+    keys: tuple = ((), None),
 ) -> Confirmed:
     from sqltriage.core.verdicts.exec_compare import compare, order_matters
     from sqltriage.core.verdicts.execution import execute, spider_sql
@@ -55,7 +55,7 @@ def confirm(
     work = Path(name)
     try:
         try:
-            rows = _write(work, tables, db_path, extra_fks)
+            rows = _write(work, tables, db_path, keys)
         except sqlite3.Error as exc:
             return Confirmed(None, note=f"the solver's database does not load in SQLite: {exc}")
         texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
@@ -86,10 +86,13 @@ def separates(witness: Path, gold_sql: str, pred_sql: str, mode: str, exec_timeo
     return g.ok and compare(g, p, mode, order_matters=order_matters(gold_sql)) == 0
 
 
-def _write(path: Path, tables: dict[str, list[dict[str, Any]]], db_path: Path, extra_fks: tuple) -> int:
+def _write(path: Path, tables: dict[str, list[dict[str, Any]]], db_path: Path, keys: tuple) -> int:
+    """`keys`: the tables.json foreign keys and the Practice the solver kept (their parents are added)."""
+    from sqltriage.core.verdicts.verify.practice import NONE
     from sqltriage.core.verdicts.verify.tables import db_info
 
-    info = db_info(db_path, extra_fks)
+    extra_fks, practice = keys
+    info = db_info(db_path, extra_fks, practice or NONE)
     conn = sqlite3.connect(path)
     try:
         conn.execute("PRAGMA journal_mode = OFF")

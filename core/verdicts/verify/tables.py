@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 import z3
 
 from sqltriage.core.verdicts.verify import symbolic as s
+from sqltriage.core.verdicts.verify.practice import NONE, Practice
 from sqltriage.core.verdicts.verify.symbolic import Unsupported, Val, compare, fresh, real_val, same
 
 _NUMERIC = ("INT", "REAL", "FLOA", "DOUB", "DEC", "NUM", "BOOL")
@@ -35,6 +37,8 @@ class Column:
     kind: str  # "int" | "real" | "str"
     not_null: bool
     domain: tuple = ()  # mined categorical domain (empty: any value of the sort)
+    low: float | None = None  # mined range of a number column (practice.py)
+    high: float | None = None
 
 
 @dataclass(slots=True)
@@ -45,11 +49,13 @@ class SymTable:
 
 
 @functools.lru_cache(maxsize=16)
-def db_info(path: Path, extra_fks: tuple = ()) -> Any:
+def db_info(path: Path, extra_fks: tuple = (), practice: Practice = NONE) -> Any:
     from sqltriage.core.verdicts.testsuite.mine import CATEGORICAL_MAX, CATEGORICAL_ROWS, EVIDENCE_ROWS
     from sqltriage.core.verdicts.testsuite.schema import read_db
 
-    info = read_db(path, extra_fks)
+    info = read_db(path, extra_fks, practice.primary)
+    _keep_in_practice(info, practice)
+    domains, ranges = dict(practice.domains), {k: (lo, hi) for k, lo, hi in practice.ranges}
     out = {}
     for t in info.tables:
         cols = []
@@ -65,18 +71,46 @@ def db_info(path: Path, extra_fks: tuple = ()) -> Any:
                 or (len(c.values) >= EVIDENCE_ROWS and not (len(present) < len(c.values)))
             )
             distinct = set(present)
-            keyish = c.pk or c.unique or any(fk[0] == c.name for fk in t.foreign_keys)
+            keyish = (
+                c.pk
+                or c.unique
+                or any(fk[0] == c.name for fk in t.foreign_keys)
+                or (t.name.lower(), c.name.lower()) in practice.joined
+            )
             domain: tuple = ()
-            if (
+            ref = (t.name.lower(), c.name.lower())
+            if practice.digest:  # the neighbours' own rules, literals of every gold included
+                domain = tuple(v for v in domains.get(ref, ()) if _fits(kind, v))
+            elif (
                 not keyish
-                and len(c.values) >= CATEGORICAL_ROWS
+                and kind != "real"
+                and len(present) >= CATEGORICAL_ROWS
                 and len(distinct) <= CATEGORICAL_MAX
                 and len(present) >= 2 * len(distinct)
             ):
                 domain = tuple(sorted(distinct, key=repr))
-            cols.append(Column(c.name, kind, not_null, domain))
+            low, high = ranges.get(ref, (None, None)) if kind in ("int", "real") else (None, None)
+            cols.append(Column(c.name, kind, not_null, domain, low, high))
         out[t.name.lower()] = (t, cols)
     return out
+
+
+def _keep_in_practice(info: Any, practice: Practice) -> None:
+    """Columns unique in practice as UNIQUE ones, inclusion links as foreign keys (practice.py: why)."""
+    for t in info.tables:
+        low = t.name.lower()
+        for c in t.columns:
+            if (low, c.name.lower()) in practice.unique:
+                c.unique = True
+        declared = {fk[0].lower() for fk in t.foreign_keys}
+        for child, column, parent, parent_column in practice.links:
+            col = t.column(column) if child == low else None
+            par = info.table(parent)
+            target = par.column(parent_column) if par is not None else None
+            if col is None or target is None or column in declared:
+                continue
+            t.foreign_keys.append((col.name, par.name, target.name))
+            declared.add(column)
 
 
 def _kind(declared: str, present: list) -> str | None:
@@ -102,9 +136,11 @@ def _kind(declared: str, present: list) -> str | None:
 class SymDatabase:
     """The symbolic tables the queries read, created on first use, and the constraints among them."""
 
-    def __init__(self, path: Path, bound: int, literals: frozenset, extra_fks: tuple = ()) -> None:
-        self.info = db_info(path, extra_fks)
-        self.source = (str(path), extra_fks)
+    def __init__(
+        self, path: Path, bound: int, literals: frozenset, extra_fks: tuple = (), practice: Practice = NONE
+    ) -> None:
+        self.info = db_info(path, extra_fks, practice)
+        self.source = (str(path), extra_fks, practice)
         self.bound = bound
         self.literals = literals
         self.tables: dict[str, SymTable] = {}
@@ -180,6 +216,8 @@ class SymDatabase:
                 self.constraints.append(s.implies(present, prev))
             t.rows.append((present, values))
             prev = present
+        if info.rows > 0 and t.rows:
+            self.constraints.append(t.rows[0][0])  # a table the original fills is never empty (practice.py)
         self._keys(t, info)
         self._ascending(t, info)
         rules = self.constraints[before:]
@@ -189,6 +227,14 @@ class SymDatabase:
     def _column_rules(self, present: Any, v: Val, c: Column) -> None:
         if not c.not_null:
             self.constraints.append(s.implies(s.not_(present), v.null))  # absent rows hold NULLs: one model
+        if c.low is not None and c.high is not None:
+            low, high = (math.floor(c.low), math.ceil(c.high)) if c.kind == "int" else (c.low, c.high)
+            self.constraints.append(
+                s.implies(
+                    s.not_(v.null),
+                    s.and_(s.relation("<=", _z3(c.kind, low), v.v), s.relation("<=", v.v, _z3(c.kind, high))),
+                )
+            )
         if c.domain:
             allowed = [x for x in (*c.domain, *self.literals) if _fits(c.kind, x)]
             if allowed:
