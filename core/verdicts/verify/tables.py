@@ -5,8 +5,8 @@ Declared constraints: primary keys and UNIQUE (no two present rows share a non-N
 foreign keys (declared ones, and the `tables.json` ones of tables that declare none) between the tables
 encoded. Mined from the original's values, as the neighbour generator mines them (testsuite/mine.py), so a
 counterexample is data the database could hold: a column never NULL over at least `EVIDENCE_ROWS` rows stays
-non-NULL, and a categorical column (at most `CATEGORICAL_MAX` distinct values over at least
-`CATEGORICAL_ROWS` rows) draws from those values and the queries' literals. Rows are present as a prefix
+non-NULL, a categorical column draws from its values and the golds' and the pair's literals, and what
+practice.py reads (columns unique in practice, inclusion links, tables the original fills never empty). Rows are present as a prefix
 (row i only if row i−1): any table of at most `bound` rows can be listed that way, and it prunes the search.
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,8 +36,6 @@ class Column:
     kind: str  # "int" | "real" | "str"
     not_null: bool
     domain: tuple = ()  # mined categorical domain (empty: any value of the sort)
-    low: float | None = None  # mined range of a number column (practice.py)
-    high: float | None = None
 
 
 @dataclass(slots=True)
@@ -55,7 +52,7 @@ def db_info(path: Path, extra_fks: tuple = (), practice: Practice = NONE) -> Any
 
     info = read_db(path, extra_fks, practice.primary)
     _keep_in_practice(info, practice)
-    domains, ranges = dict(practice.domains), {k: (lo, hi) for k, lo, hi in practice.ranges}
+    domains = dict(practice.domains)
     out = {}
     for t in info.tables:
         cols = []
@@ -89,8 +86,7 @@ def db_info(path: Path, extra_fks: tuple = (), practice: Practice = NONE) -> Any
                 and len(present) >= 2 * len(distinct)
             ):
                 domain = tuple(sorted(distinct, key=repr))
-            low, high = ranges.get(ref, (None, None)) if kind in ("int", "real") else (None, None)
-            cols.append(Column(c.name, kind, not_null, domain, low, high))
+            cols.append(Column(c.name, kind, not_null, domain))
         out[t.name.lower()] = (t, cols)
     return out
 
@@ -227,14 +223,6 @@ class SymDatabase:
     def _column_rules(self, present: Any, v: Val, c: Column) -> None:
         if not c.not_null:
             self.constraints.append(s.implies(s.not_(present), v.null))  # absent rows hold NULLs: one model
-        if c.low is not None and c.high is not None:
-            low, high = (math.floor(c.low), math.ceil(c.high)) if c.kind == "int" else (c.low, c.high)
-            self.constraints.append(
-                s.implies(
-                    s.not_(v.null),
-                    s.and_(s.relation("<=", _z3(c.kind, low), v.v), s.relation("<=", v.v, _z3(c.kind, high))),
-                )
-            )
         if c.domain:
             allowed = [x for x in (*c.domain, *self.literals) if _fits(c.kind, x)]
             if allowed:
