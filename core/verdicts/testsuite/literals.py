@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 ANY_COLUMN = ""  # key of the literals that are compared with no single column
 
@@ -49,11 +50,13 @@ def literal_value(node: object) -> object:
             return None
 
 
-def gold_literals(gold_sqls: Iterable[str], column_names: Iterable[str] = ()) -> GoldLiterals:
+def gold_literals(
+    gold_sqls: Iterable[str], column_names: Iterable[str] = (), trees: dict[str, Any] | None = None
+) -> GoldLiterals:
     """Every comparison `column OP literal` (also IN, BETWEEN, LIKE) of the gold queries, by column name.
 
     With the schema's `column_names`, a "double-quoted" word that names no column counts as the string
-    SQLite reads it as.
+    SQLite reads it as. `trees`: parses already made (sql → tree, None where it does not parse), read only.
     """
     import sqlglot
     from sqlglot import exp
@@ -71,10 +74,13 @@ def gold_literals(gold_sqls: Iterable[str], column_names: Iterable[str] = ()) ->
         return value
 
     for sql in gold_sqls:
-        try:
-            tree = sqlglot.parse_one(sql, read="sqlite")
-        except (SqlglotError, ValueError, RecursionError):
-            continue
+        if trees is not None and sql in trees:
+            tree = trees[sql]
+        else:
+            try:
+                tree = sqlglot.parse_one(sql, read="sqlite")
+            except (SqlglotError, ValueError, RecursionError):
+                continue
         if tree is None:
             continue
         for node in tree.walk():

@@ -195,6 +195,10 @@ def _is_unique(db: DbInfo, ref: tuple[str, str]) -> bool:
     return bool(c is not None and (c.unique or (c.pk and len(t.pk_columns) == 1)))  # type: ignore[union-attr]
 
 
-def gold_shapes(db: DbInfo, gold_sqls: Iterable[str]) -> dict[str, tuple[list[SelectShape], str | None]]:
-    """Each gold's shapes (or the reason it has none), read once per database."""
-    return {sql: read_shapes(sql, db) for sql in gold_sqls}
+def gold_shapes(
+    db: DbInfo, gold_sqls: Iterable[str], trees: dict | None = None
+) -> dict[str, tuple[list[SelectShape], str | None]]:
+    """Each gold's shapes (or the reason it has none), read once per database (`trees`: parses already made,
+    sql → tree, for the golds that parse)."""
+    trees = trees or {}
+    return {sql: read_shapes(sql, db, trees.get(sql)) for sql in gold_sqls}

@@ -10,6 +10,7 @@ A `"double-quoted"` word that names no column is a string, as SQLite reads it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqltriage.core.verdicts.testsuite.literals import literal_value
 from sqltriage.core.verdicts.testsuite.schema import DbInfo
@@ -53,16 +54,18 @@ class SelectShape:
     empty: str | None = None  # why the query can return no row at all, when its filters contradict
 
 
-def read_shapes(sql: str, db: DbInfo) -> tuple[list[SelectShape], str | None]:
-    """The SELECTs of `sql` to plant (set-operation branches each), or the reason there are none."""
+def read_shapes(sql: str, db: DbInfo, tree: Any = None) -> tuple[list[SelectShape], str | None]:
+    """The SELECTs of `sql` to plant (set-operation branches each), or the reason there are none.
+    `tree`: its parse when already made (read only)."""
     import sqlglot
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
 
-    try:
-        tree = sqlglot.parse_one(sql, read="sqlite")
-    except (SqlglotError, ValueError, RecursionError) as exc:
-        return [], f"gold does not parse ({type(exc).__name__})"
+    if tree is None:
+        try:
+            tree = sqlglot.parse_one(sql, read="sqlite")
+        except (SqlglotError, ValueError, RecursionError) as exc:
+            return [], f"gold does not parse ({type(exc).__name__})"
     if tree is None:
         return [], "gold is empty"
     selects: list = []

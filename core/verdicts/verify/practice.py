@@ -57,8 +57,9 @@ def practice_of(
 
     info = read_db(db_path, extra_fks, extra_pks)
     ordered = sorted(set(golds))
-    literals = gold_literals(ordered, {c.name.lower() for t in info.tables for c in t.columns})
-    shapes = gold_shapes(info, ordered)
+    trees = _parses(ordered)  # one parse per gold for both readings
+    literals = gold_literals(ordered, {c.name.lower() for t in info.tables for c in t.columns}, trees)
+    shapes = gold_shapes(info, ordered, trees)
     mined = mine(info, literals, [s for found, _ in shapes.values() for s in found])
     unique = frozenset(k for k, rule in mined.rules.items() if rule.unique)
     links = tuple(
@@ -76,3 +77,18 @@ def practice_of(
     parts = (tuple(extra_pks), unique, links, joined, domains)
     digest = hashlib.sha256(repr((sorted(unique), sorted(joined), parts[0], links, domains)).encode())
     return Practice(digest.hexdigest()[:16], *parts)
+
+
+def _parses(golds: list[str]) -> dict[str, object]:
+    import sqlglot
+    from sqlglot.errors import SqlglotError
+
+    out: dict[str, object] = {}
+    for sql in golds:
+        try:
+            tree = sqlglot.parse_one(sql, read="sqlite")
+        except (SqlglotError, ValueError, RecursionError):
+            continue  # each reading reports it as it would
+        if tree is not None:
+            out[sql] = tree
+    return out
