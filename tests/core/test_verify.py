@@ -192,6 +192,40 @@ def test_a_difference_only_in_how_ties_fall_is_verified_with_that_note(db: Path,
 @pytest.mark.parametrize(
     ("gold", "pred"),
     [
+        (
+            "SELECT dept_id FROM emp GROUP BY dept_id ORDER BY count(*) DESC LIMIT 1",
+            "SELECT e.dept_id FROM emp AS e GROUP BY e.dept_id ORDER BY count(e.id) DESC LIMIT 1",
+        ),
+        (  # the join written the other way round, grouped on the other side of its equality
+            "SELECT d.name FROM emp AS e JOIN dept AS d ON e.dept_id = d.id GROUP BY d.id "
+            "ORDER BY count(*) DESC LIMIT 1",
+            "SELECT dept.name FROM dept JOIN emp ON dept.id = emp.dept_id GROUP BY emp.dept_id "
+            "ORDER BY count(emp.id) DESC LIMIT 1",
+        ),
+    ],
+    ids=["count-key", "join-reversed"],
+)
+def test_a_limit_through_ties_of_the_same_sorted_rows_is_verified_with_the_ties_note(
+    db: Path, witnesses: Path, gold: str, pred: str
+) -> None:
+    """Which tied rows a LIMIT keeps is open to both queries alike when the same rows (items and sort keys)
+    reach the same sort: the two allow exactly the same answers."""
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
+    assert (v.status, v.note) == ("verified", "ties among ORDER BY keys may fall differently")
+
+
+def test_a_limit_over_other_rows_is_not_verified(db: Path, witnesses: Path) -> None:
+    """Grouped by name, two departments of one name are one group: other rows reach the sort."""
+    gold = "SELECT d.name FROM emp AS e JOIN dept AS d ON e.dept_id = d.id GROUP BY d.id ORDER BY count(*) DESC LIMIT 1"
+    pred = "SELECT d.name FROM emp AS e JOIN dept AS d ON e.dept_id = d.id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1"
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
+    assert v.status == "refuted", v
+    assert _separates(v.witness, gold, pred)
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred"),
+    [
         # a LIMIT through tied rows changes which rows come back, not only their order
         (
             "SELECT name FROM emp ORDER BY salary DESC LIMIT 1",

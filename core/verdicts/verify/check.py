@@ -162,6 +162,8 @@ def _check_pair(
         # the same way for both: ask again for a database without ties.
         status, payload = untied()
         if status == "verified":
+            if _same_rows_sorted_alike(gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys):
+                return done("verified", TIES_NOTE)  # the same rows reach the same sort (sorted_rows.py)
             return done("unknown", "they differ only where ORDER BY keys tie")
         if status != "sat":
             return done(
@@ -171,6 +173,17 @@ def _check_pair(
     if confirmed.path is None:
         return done("unknown", confirmed.note)
     return done("refuted", None, confirmed.path, confirmed.rows)
+
+
+def _same_rows_sorted_alike(
+    gold_sql: str, pred_sql: str, db_path: Path, mode: str, bound: int, deadline: float, keys: tuple
+) -> bool:
+    from sqltriage.core.verdicts.verify.sorted_rows import sorted_rows_pair
+
+    derived = sorted_rows_pair(gold_sql, pred_sql, mode, column_names(db_path, keys[0]))
+    if derived is None:
+        return False
+    return _solve(*derived, db_path, mode, bound, deadline, keys)[0] == "verified"
 
 
 def outside_fragment(
