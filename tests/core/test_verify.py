@@ -424,3 +424,30 @@ def test_the_integer_code_keeps_order_and_constants_both_ways() -> None:
     assert (texts[0], texts[GAP], texts[3 * GAP]) == ("", "Asia", "Bobby")
     assert "Bob" < texts[2 * GAP + 1] < texts[2 * GAP + 2] < "Bobby"  # between 'Bob' and its extension
     assert TextCodes(["a", "a\0"]).decode([GAP + 1]) is None  # no text between 'a' and 'a\0'
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred", "note"),
+    [
+        (  # equal on every group of up to 3 rows, different on a group of 10
+            "SELECT dept_id FROM emp GROUP BY dept_id HAVING count(*) > 10",
+            "SELECT dept_id FROM emp GROUP BY dept_id HAVING count(*) >= 10",
+            "a count compared with 10 needs more than 3 rows per table",
+        ),
+        (  # no table of 3 rows is cut by LIMIT 5
+            "SELECT name FROM emp ORDER BY age LIMIT 5",
+            "SELECT name FROM emp ORDER BY age",
+            "LIMIT 5 needs more than 3 rows per table",
+        ),
+    ],
+    ids=["having-count", "limit"],
+)
+def test_a_proof_on_databases_too_small_to_tell_is_not_verified(
+    db: Path, witnesses: Path, gold: str, pred: str, note: str
+) -> None:
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
+    assert (v.status, v.note) == ("unknown", note)
+    # with enough rows per table the solver finds the group (or the cut) that tells them apart
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=60, bound=11 if "10" in note else 6)
+    assert v.status == "refuted", v
+    assert _separates(v.witness, gold, pred)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqltriage.core.verdicts.verify.bound_reach import beyond_bound
 from sqltriage.core.verdicts.verify.practice import NONE, Practice, practice_of
 
 # What a verdict depends on beyond the bound, the time limit and z3's version: a stored verdict of an
@@ -141,12 +142,16 @@ def _check_pair(
             break
     bound = n
     status, payload, untied, beyond_ties = found
+    if status == "bounded":  # proved, but on databases too small to tell
+        return done("verified") if bound < full else done("unknown", payload)
     if status != "sat":
         return done(status, payload)
     if beyond_ties is not None:
         # They may differ only in how ties under the outer ORDER BY fall, which SQL leaves open for both:
         # unsatisfiable here means the same rows in the same blocks of tied positions on every database.
         status, found_beyond = beyond_ties()
+        if status == "verified" and (why := _beyond_bound(gold_sql, pred_sql, mode, bound)):
+            return done("unknown", why)
         if status == "verified":
             return done("verified", TIES_NOTE)
         if status == "sat":
@@ -162,6 +167,8 @@ def _check_pair(
         # the same way for both: ask again for a database without ties.
         status, payload = untied()
         if status == "verified":
+            if why := _beyond_bound(gold_sql, pred_sql, mode, bound):
+                return done("unknown", why)
             if _same_rows_sorted_alike(gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys):
                 return done("verified", TIES_NOTE)  # the same rows reach the same sort (sorted_rows.py)
             return done("unknown", "they differ only where ORDER BY keys tie")
@@ -173,6 +180,18 @@ def _check_pair(
     if confirmed.path is None:
         return done("unknown", confirmed.note)
     return done("refuted", None, confirmed.path, confirmed.rows)
+
+
+def _beyond_bound(gold_sql: str, pred_sql: str, mode: str, bound: int) -> str | None:
+    import sqlglot
+
+    from sqltriage.core.verdicts.exec_compare import spider_sql
+
+    try:
+        texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
+        return beyond_bound([sqlglot.parse_one(t, read="sqlite") for t in texts], bound)
+    except Exception:  # unreadable here: the solver read it, so nothing is known beyond its proof
+        return "not read again to check the bound"
 
 
 def _same_rows_sorted_alike(
@@ -286,6 +305,8 @@ def _solve(
     solver = _solver()
     solver.add(*db.constraints, *enc.facts, goal)
     status, payload = _check(solver, db, deadline)
+    if status == "verified" and (why := beyond_bound(trees, bound)):
+        return "bounded", why, None, None  # a proof of nothing: no database this small reaches the count
     if status != "sat":
         return status, payload, None, None
 

@@ -1,0 +1,65 @@
+"""What a proof up to N rows per table cannot see: counts and cuts that need more rows than that.
+
+`HAVING count(*) > 10` against `HAVING count(*) >= 10` differ only on a group of ten rows. On databases of at
+most 3 rows per table neither HAVING ever holds (with keys and foreign keys, a join's group is no larger than
+its tables), so both results are empty and the pair would be `verified` vacuously; a neighbour of the
+original's size refutes it. The same holds for a LIMIT or OFFSET that no result of that size reaches. Such a
+pair is `unknown`, with the construct and the bound named, rather than a proof of nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_COMPARISONS = ("EQ", "NEQ", "GT", "GTE", "LT", "LTE")
+
+
+def beyond_bound(trees: list[Any], bound: int) -> str | None:
+    """Why a proof up to `bound` rows per table says nothing about these queries, or None."""
+    from sqlglot import exp
+
+    for tree in trees:
+        for node in tree.find_all(exp.Limit, exp.Offset):
+            n = _number(node.expression)
+            if n is not None and n >= bound:
+                word = "LIMIT" if isinstance(node, exp.Limit) else "OFFSET"
+                return f"{word} {_shown(n)} needs more than {bound} rows per table"
+        for node in tree.find_all(*(getattr(exp, name) for name in _COMPARISONS)):
+            for count, other in ((node.this, node.expression), (node.expression, node.this)):
+                n = _number(other)
+                if n is not None and n >= bound and _counts(count):
+                    return f"a count compared with {_shown(n)} needs more than {bound} rows per table"
+    return None
+
+
+def _counts(node: Any) -> bool:
+    """A COUNT, or arithmetic over one (count(*) + 1, 2 * count(x))."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Count):
+        return True
+    if isinstance(node, exp.Paren | exp.Neg):
+        return _counts(node.this)
+    if isinstance(node, exp.Binary) and isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div):
+        return _counts(node.this) or _counts(node.expression)
+    return False
+
+
+def _number(node: Any) -> float | None:
+    from sqlglot import exp
+
+    if isinstance(node, exp.Neg):
+        inner = _number(node.this)
+        return None if inner is None else -inner
+    if isinstance(node, exp.Paren):
+        return _number(node.this)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return float(node.this)
+        except ValueError:
+            return None
+    return None
+
+
+def _shown(n: float) -> str:
+    return str(int(n)) if n == int(n) else str(n)
