@@ -116,7 +116,8 @@ def suggest_causes(
     if g.ok and p.ok:
         out = respecting(out, g, p, ex_mode)
     where = generated.label if basis == SCHEMA_EXECUTION and generated is not None else None
-    return [Suggestion(s.tag, _shown(s.reason, basis, where), s.confidence, basis) for s in out]
+    # the reasons are written here, for the suggestions kept (most candidates never are)
+    return [Suggestion(s.tag, _shown(str(s.reason), basis, where), s.confidence, basis) for s in out]
 
 
 _NO_SUCH_COLUMN = re.compile(r"no such column: (?:[\w\"`\[\] ]+\.)?[\"`\[]?([^\"`\]]+?)[\"`\]]?$", re.I)

@@ -41,6 +41,7 @@ from sqltriage.core.suggest.facts import (
     family_of,
     is_nested,
 )
+from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import Suggestion
 
 _FORMATS = {"%Y": 4, "%Y-%m": 7, "%Y-%m-%d": 10}  # strftime layouts that are a prefix of an ISO date
@@ -431,13 +432,13 @@ def _lookups(
         dropped_keyed.update(key_idx)
         values = [keyed.conjuncts[i] for i in key_idx]
         if not all(_stated(key_column, table, c.value, evidence) for c in values):
-            tests = ", ".join(named.conjuncts[i].text for i in name_idx)
-            why = f"{tests} through {table}, against {', '.join(c.text for c in values)} on its key"
-            doubtful.append(
-                Suggestion(
-                    "Condition: explicit mismatch", f"{why}: the same filter if the key names it", 0.45
-                )
+            why = Reason(
+                "{} through {}, against {} on its key: the same filter if the key names it",
+                tuple(named.conjuncts[i].node for i in name_idx),
+                table,
+                tuple(c.node for c in values),
             )
+            doubtful.append(Suggestion("Condition: explicit mismatch", why, 0.45))
         named = _no_table(named, table)
     return (named, keyed, doubtful) if only_g else (keyed, named, doubtful)
 

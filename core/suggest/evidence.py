@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import GATE, Suggestion
 from sqltriage.core.verdicts.execution import ExecResult, compare, execute, order_matters, spider_sql
 
@@ -124,10 +125,12 @@ def localise(found: list[Suggestion], ev: Evidence) -> list[Suggestion]:
             shown
             and ev.witness_tables
             and s.tag.startswith("Table:")
-            and _names_any(s.reason, ev.witness_tables)
+            and _names_any(str(s.reason), ev.witness_tables)
         ):
             conf, why = conf + 0.05, why or "the minimal witness needs rows of that table"
-        out.append(s if not why else Suggestion(s.tag, f"{s.reason}; {why}", min(0.99, conf), s.basis))
+        out.append(
+            s if not why else Suggestion(s.tag, Reason("{}; {}", s.reason, why), min(0.99, conf), s.basis)
+        )
     return out
 
 

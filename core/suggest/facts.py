@@ -9,7 +9,7 @@ qualifiers, so `T1.name`, `singer.name` and `name` agree.
 
 from __future__ import annotations
 
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import repeat
 
@@ -109,14 +109,9 @@ class Conjunct:
     value: str  # the literal exactly as written (case kept), "(subquery)", "col:NAME", or the text
     kind: str  # "str", "num", "subquery", "column", "null", "other"
     clause: str  # "where" or "having"
-    node: exp.Expression = field(compare=False, repr=False)  # the condition itself
+    node: exp.Expression = field(compare=False, repr=False)  # the condition itself (reasons quote it as SQL)
     functions: frozenset[str] = frozenset()  # families wrapped around the column (strftime(…) = '1991')
     pick: str | None = None  # "max" / "min" when the value is `(SELECT max(…) …)`: a top pick
-
-    @property
-    def text(self) -> str:
-        """The condition as SQL, for reasons (generated only when a reason needs it)."""
-        return sql_text(self.node)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,29 +123,7 @@ class SelectItem:
     arithmetic: tuple[str, ...]
     distinct: bool  # COUNT(DISTINCT …) inside
     star: bool
-    node: exp.Expression = field(compare=False, repr=False)
-
-    @property
-    def shown(self) -> str:
-        """The item as SQL, for reasons."""
-        return sql_text(self.node)
-
-
-_TEXTS: OrderedDict[int, tuple[exp.Expression, str]] = OrderedDict()
-_TEXTS_KEPT = 1024  # gold's conditions and items are shown once per model: their SQL is generated once
-
-
-def sql_text(node: exp.Expression) -> str:
-    """`node` as SQLite SQL, remembered for the recent nodes (the entry holds the node, so its id stays its)."""
-    hit = _TEXTS.get(id(node))
-    if hit is not None and hit[0] is node:
-        _TEXTS.move_to_end(id(node))
-        return hit[1]
-    text = node.sql(dialect="sqlite")
-    _TEXTS[id(node)] = (node, text)
-    if len(_TEXTS) > _TEXTS_KEPT:
-        _TEXTS.popitem(last=False)
-    return text
+    node: exp.Expression = field(compare=False, repr=False)  # the item itself (quoted by reasons as SQL)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ comparison finds nothing of weight, the queries are likely equivalent and the ev
 from __future__ import annotations
 
 from sqltriage.core.suggest.exec_signals import ExecSignals, error_causes
+from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import GATE, MAX_SHOWN, Suggestion, merge, ranked
 
 WEAK = 0.4  # a doubtful difference: shown only when the results differ and nothing surer explains it
@@ -70,7 +71,9 @@ def _false_positive(why: str, found: list[Suggestion]) -> list[Suggestion]:
 
 def _boost(found: list[Suggestion], tag: str, by: float, why: str) -> list[Suggestion]:
     return [
-        Suggestion(s.tag, f"{s.reason}; {why}", min(0.99, s.confidence + by)) if s.tag == tag else s
+        Suggestion(s.tag, Reason("{}; {}", s.reason, why), min(0.99, s.confidence + by))
+        if s.tag == tag
+        else s
         for s in found
     ]
 
@@ -113,7 +116,8 @@ def _with_results(
         weak = [s for s in merge(out).values() if s.confidence >= WEAK]
         if weak:  # the results differ: the best of the doubtful differences becomes the likely cause
             best = max(weak, key=lambda s: s.confidence)
-            out.append(Suggestion(best.tag, f"{best.reason}; the results differ and nothing else does", 0.55))
+            why = Reason("{}; the results differ and nothing else does", best.reason)
+            out.append(Suggestion(best.tag, why, 0.55))
         else:
             why = (
                 "the results differ but the queries differ in nothing the engine weighs: check ties and order"

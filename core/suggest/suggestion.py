@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqltriage.core.suggest.reason import Reason
 
 STRUCTURE = "structure"  # the parses alone
 EXECUTION = "execution"  # the results on the dataset's own database
@@ -17,7 +21,9 @@ MARGIN = 0.1  # a cause much less sure than the first is more often wrong than r
 @dataclass(frozen=True, slots=True)
 class Suggestion:
     tag: str  # "Category: name", as the default taxonomy writes it
-    reason: str  # what in the two queries (or their results) suggests it, shown next to it
+    # what in the two queries (or their results) suggests it, shown next to it: text in what
+    # suggest_causes returns; a Reason (written when read) among the candidates it ranks
+    reason: str | Reason
     confidence: float = 0.5  # 0..1, used to rank and to gate
     basis: str = STRUCTURE  # what it rests on: the two parses alone, or also their results somewhere
 
@@ -25,7 +31,7 @@ class Suggestion:
         return {
             "tag": self.tag,
             "confidence": round(self.confidence, 2),
-            "reason": self.reason,
+            "reason": str(self.reason),
             "basis": self.basis,
         }
 

@@ -19,6 +19,7 @@ from sqltriage.core.model import Schema
 from sqltriage.core.suggest.equivalence import same_filters
 from sqltriage.core.suggest.exec_signals import ARITHMETIC_FUNCTIONS
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
+from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import Suggestion
 from sqltriage.core.suggest.values import core_text, in_evidence, same_but_form
 from sqltriage.core.suggest.weak_categories import weak_category_findings
@@ -164,20 +165,19 @@ def _select(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     for gi, pi in pairs:
         out += _item_pair(gi, pi, g, p)
     if pred_left:
-        extra = [x.shown for x in pred_left]
         covered = set().union(*(x.columns for x in g.select)) if g.select else set()
         conf = 0.85 if not pairs or all(x.columns <= covered | x.columns for x in pred_left) else 0.7
         out.append(
-            Suggestion("Attribute: redundant", f"the prediction also selects {', '.join(extra)}", conf)
+            Suggestion(
+                "Attribute: redundant", Reason("the prediction also selects {}", _nodes(pred_left)), conf
+            )
         )
     elif gold_left:
         rest = gold_left
         shown = set().union(*(x.columns for x in p.select)) if p.select else set()
         # columns the prediction shows inside another item (first_name || ' ' || last_name) are not missing
         conf = 0.45 if all(x.columns and x.columns <= shown for x in rest) else 0.8
-        out.append(
-            Suggestion("Attribute: missing", f"gold also selects {', '.join(x.shown for x in rest)}", conf)
-        )
+        out.append(Suggestion("Attribute: missing", Reason("gold also selects {}", _nodes(rest)), conf))
     return out
 
 
@@ -205,7 +205,7 @@ def _pair_items(
 
 
 def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
-    what = f"gold selects {gi.shown}, the prediction {pi.shown}"
+    what = Reason("gold selects {}, the prediction {}", gi.node, pi.node)
     counted = bool(gi.aggregates and pi.aggregates) and (not gi.columns or not pi.columns)
     if gi.columns == pi.columns or (gi.columns & pi.columns) or counted:
         if set(gi.aggregates) != set(pi.aggregates):
@@ -340,48 +340,54 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             pred_left.remove(match)
             if frozenset((c.column, match.column)) in joined:
                 continue  # the two columns are joined: testing either is the same test
-            out.append(
-                Suggestion("Attribute: mismatch", f"gold tests {c.text}, the prediction {match.text}", 0.8)
-            )
+            out.append(Suggestion("Attribute: mismatch", _tests(c, match), 0.8))
     for c, x in zip(list(gold_left), list(pred_left), strict=False):
         if c.kind == "null" or x.kind == "null":
             continue
         gold_left.remove(c)
         pred_left.remove(x)
         if c.kind == x.kind == "subquery" and c.op == x.op and c.column != x.column:
-            why = f"{_tests(c, x)}: the nested queries are compared with other columns"
+            why = Reason("{}: the nested queries are compared with other columns", _tests(c, x))
             out.append(Suggestion("Subquery: mismatch", why, 0.7))  # NL2SQL-Bugs: the subquery is another
             continue
         if "date/time" in c.functions & x.functions and _base_columns(c) == _base_columns(x):
-            why = f"gold tests {c.text}, the prediction {x.text}: the same date read through another function"
+            why = Reason("{}: the same date read through another function", _tests(c, x))
             out.append(Suggestion("Function: date/time", why, 0.65))
             continue
         # two nested lookups, or one entity named through another column ('Silverstone Circuit' by name,
         # 'silverstone' by reference), are as often the same filter as not: below the gate
         unsure = "subquery" in (c.kind, x.kind) or _shares_word(c.value, x.value)
-        why = f"gold tests {c.text}, the prediction {x.text}"
+        why = _tests(c, x)
         # NL2SQL-Bugs' explicit mismatch: the condition is there but tests another column and value
         out.append(Suggestion("Condition: explicit mismatch", why, 0.45 if unsure else 0.7))
     for c in gold_left:
         if c.op == "is not null":
             # min / max over the column skip NULLs as the filter does
             skipped = c.column in p.columns and bool(p.aggregates.keys() & {"min", "max"})
-            why = f"gold also requires {c.text}"
+            why = Reason("gold also requires {}", c.node)
             out.append(Suggestion("Condition: implicit missing", why, 0.45 if skipped else 0.8))
         else:
             conf = 0.85 if in_evidence(c.value, evidence) else 0.75
-            out.append(Suggestion("Condition: explicit missing", f"gold also requires {c.text}", conf))
+            out.append(
+                Suggestion("Condition: explicit missing", Reason("gold also requires {}", c.node), conf)
+            )
     for x in pred_left:
         conf = 0.45 if x.op == "is not null" else 0.7
         out.append(
-            Suggestion("Condition: explicit redundant", f"the prediction also requires {x.text}", conf)
+            Suggestion(
+                "Condition: explicit redundant", Reason("the prediction also requires {}", x.node), conf
+            )
         )
     out += _logical(g, p)
     return out
 
 
-def _tests(c: Conjunct, x: Conjunct) -> str:
-    return f"gold tests {c.text}, the prediction {x.text}"
+def _tests(c: Conjunct, x: Conjunct) -> Reason:
+    return Reason("gold tests {}, the prediction {}", c.node, x.node)
+
+
+def _nodes(items: list[SelectItem]) -> tuple[exp.Expression, ...]:
+    return tuple(x.node for x in items)
 
 
 def _time_formats(c: Conjunct) -> tuple[str, ...]:
@@ -407,7 +413,8 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         # named by the other rules.)
         g_tables, p_tables = _nested_tables(c.node), _nested_tables(x.node)
         if g_tables and g_tables == p_tables:
-            return [Suggestion("Subquery: partial", f"the nested queries differ inside: {_tests(c, x)}", 0.6)]
+            why = Reason("the nested queries differ inside: {}", _tests(c, x))
+            return [Suggestion("Subquery: partial", why, 0.6)]
         why = f"gold's nested query reads {_names(g_tables)}, the prediction's {_names(p_tables)}"
         return [Suggestion("Subquery: mismatch", why, 0.7)]
     out: list[Suggestion] = []
@@ -422,31 +429,34 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         return []
     if same_value and c.op == x.op:
         return []
-    what = _tests(c, x)  # SQL text is generated only once a difference is certain
+    what = _tests(c, x)  # (its SQL is written only if a suggestion it backs is kept)
     if c.op != x.op:
         conf = 0.8 if same_value or same_but_form(c, x) else 0.6
         out.append(Suggestion("Operator: comparison", what, conf))
         if same_value or same_but_form(c, x):
             if not same_value and core_text(c.value) != core_text(x.value):  # '1:27%' against '0:01:27'
-                out.append(Suggestion("Value: data format", f"{what} (the same value in another form)", 0.7))
+                why = Reason("{} (the same value in another form)", what)
+                out.append(Suggestion("Value: data format", why, 0.7))
             return out
     if same_value:
         return out
     if "date/time" in c.functions & x.functions and _time_formats(c) != _time_formats(x):
         # the same column read through a date function with another layout ('%Y' against '%Y-%m')
-        return [Suggestion("Function: date/time", f"{what} (another date format)", 0.7)]
+        return [Suggestion("Function: date/time", Reason("{} (another date format)", what), 0.7)]
     if c.kind == "str" and x.kind == "str" and c.value.lower() == x.value.lower():
-        out.append(Suggestion("Value: data format", f"{what} (SQLite compares text case-sensitively)", 0.9))
+        why = Reason("{} (SQLite compares text case-sensitively)", what)
+        out.append(Suggestion("Value: data format", why, 0.9))
     elif {c.kind, x.kind} == {"str", "num"} and c.value == x.value:
-        out.append(Suggestion("Value: data format", f"{what} (text vs number)", 0.55))
+        out.append(Suggestion("Value: data format", Reason("{} (text vs number)", what), 0.55))
     elif c.kind in ("str", "num") and x.kind in ("str", "num") and same_but_form(c, x):
         out.append(Suggestion("Value: data format", what, 0.7))
     elif c.kind in ("str", "num") and x.kind in ("str", "num"):
         conf = 0.9 if in_evidence(c.value, evidence) and not in_evidence(x.value, evidence) else 0.75
-        reason = what + (" (the evidence states gold's value)" if conf > 0.8 else "")
+        reason = Reason("{} (the evidence states gold's value)", what) if conf > 0.8 else what
         out.append(Suggestion("Value: mismatch", reason, conf))
     elif c.kind == x.kind == "other" and _LITERAL.sub("?", c.value) == _LITERAL.sub("?", x.value):
-        out.append(Suggestion("Value: mismatch", f"{what} (the same expression with other numbers)", 0.75))
+        why = Reason("{} (the same expression with other numbers)", what)
+        out.append(Suggestion("Value: mismatch", why, 0.75))
     return out
 
 
@@ -657,9 +667,12 @@ def _subqueries(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         negated = next((c for c in filters if c.op.startswith("not")), None)
         if negated is not None and not p.set_ops["except"]:
             return [
-                Suggestion("Subquery: missing", f"gold excludes with a nested query: {negated.text}", 0.8)
+                Suggestion(
+                    "Subquery: missing", Reason("gold excludes with a nested query: {}", negated.node), 0.8
+                )
             ]
-        return [Suggestion("Subquery: missing", f"gold filters with a nested query: {filters[0].text}", 0.65)]
+        why = Reason("gold filters with a nested query: {}", filters[0].node)
+        return [Suggestion("Subquery: missing", why, 0.65)]
     if g.nested_tables and p.nested_tables and p.nested_tables - g.nested_tables:
         # NL2SQL-Bugs' subquery mismatch: both answer part of the question with a nested query, and the
         # prediction's reads a table gold's do not (another question; reading fewer, joined by their keys,

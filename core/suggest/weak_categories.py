@@ -19,6 +19,7 @@ from sqlglot import exp
 
 from sqltriage.core.model import Schema
 from sqltriage.core.suggest.facts import QueryFacts, norm_sql
+from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import Suggestion
 
 BOUNDARY = ({">", ">="}, {"<", "<="})
@@ -55,7 +56,9 @@ def _pick_of_another(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         derived = sub is not None and isinstance((sub.args.get("from") or exp.From()).this, exp.Subquery)
         if isinstance(inner, exp.Column) and (inner.name.lower() == c.column or derived):
             continue  # the same column, or a column a derived table names
-        why = f"the prediction compares {c.column} with the {c.pick} of {norm_sql(inner)}: {c.text}"
+        why = Reason(
+            "the prediction compares {} with the {} of {}: {}", c.column, c.pick, norm_sql(inner), c.node
+        )
         return [Suggestion("Subquery: mismatch", why, 0.7)]
     return []
 
@@ -222,6 +225,10 @@ def boundary_findings(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     for c in g.conjuncts:
         for x in p.conjuncts:
             if c.column == x.column and c.value == x.value and c.kind == x.kind and {c.op, x.op} in BOUNDARY:
-                why = f"gold tests {c.text}, the prediction {x.text}: they differ on the boundary value alone"
+                why = Reason(
+                    "gold tests {}, the prediction {}: they differ on the boundary value alone",
+                    c.node,
+                    x.node,
+                )
                 out.append(Suggestion("Operator: comparison", why, 0.8))
     return out[:1]
