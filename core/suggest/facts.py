@@ -286,7 +286,20 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
     while stack:  # one pass over the tree, dispatched on each node's exact type, knowing its SELECT
         node, owner = stack.pop()
         kind = type(node)
-        if kind in SET_OPERATIONS:
+        # Names (identifiers, a third of all nodes) say nothing here and hold no node: the commonest nodes
+        # made of names are read first, without walking into their names.
+        if kind is exp.Column:
+            if owner is not None:
+                columns_of.setdefault(id(owner), []).append(node)
+            if not isinstance(node.this, exp.Star):
+                facts.columns.add(bare(node))
+                continue  # a column's parts are its name and qualifiers
+        elif kind is exp.Table or kind is exp.TableAlias:
+            stack.extend(
+                (part, owner) for part in node.iter_expressions() if type(part) is not exp.Identifier
+            )
+            continue
+        elif kind in SET_OPERATIONS:
             facts.set_ops[SET_OPERATIONS[kind]] += 1
         elif kind in AGGREGATES:
             facts.aggregates[AGGREGATES[kind]] += 1
@@ -298,11 +311,6 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
             facts.literals.append((node.this, "str" if node.is_string else "num"))
         elif kind is exp.Div and average_of(node) is not None:
             averages.append(node)
-        elif kind is exp.Column:
-            if not isinstance(node.this, exp.Star):
-                facts.columns.add(bare(node))
-            if owner is not None:
-                columns_of.setdefault(id(owner), []).append(node)
         elif kind is exp.Select:
             owner = node
             selects.append(node)
@@ -320,7 +328,9 @@ def _collect(tree: exp.Expression, facts: QueryFacts, schema: Schema | None) -> 
         if fam is not None:
             facts.families[fam] += 1
         stack.extend(zip(node.iter_expressions(), repeat(owner)))
-    for select in tree.find_all(exp.Select):
+    # every SELECT in breadth-first order, as find_all gives them (the order conditions are listed in);
+    # the walk met them all, so one SELECT needs no second walk
+    for select in selects if len(selects) == 1 else tree.find_all(exp.Select):
         _scope(select, facts, schema, columns_of.get(id(select), []))
         if select is not tree and is_nested(select):
             facts.nested_tables |= {t.name.lower() for t in select.find_all(exp.Table)}
