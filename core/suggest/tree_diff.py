@@ -299,6 +299,8 @@ def _shares_word(a: str, b: str) -> bool:
 
 
 def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]:
+    if not g.conjuncts and not p.conjuncts:
+        return _logical(g, p)  # no condition on either side (nor in a nested query)
     gold_left = [c for c in g.conjuncts if _kept(c, p)]
     gold_keys = Counter((c.column, c.op, c.value) for c in gold_left)
     pred_left = _unique([c for c in p.conjuncts if _kept(c, g)], gold_keys)
@@ -308,6 +310,8 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         if match is not None:
             gold_left.remove(c)
             pred_left.remove(match)
+    if not gold_left and not pred_left and not (g.nested and p.nested):
+        return _logical(g, p)  # every condition has its twin, and no two nested queries to compare
     out: list[Suggestion] = []
     g_inner = _nested_conditions(g) if g.nested and p.nested else Counter()  # (read only when both nest)
     p_inner = _nested_conditions(p) if g_inner else Counter()
@@ -319,7 +323,7 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         # the outer conditions agree: what differs is the nested query's own, the subquery is the cause
         outer_agree = _outer_conditions(g, g_inner) == _outer_conditions(p, p_inner)
         out.append(Suggestion("Subquery: partial", why, 0.85 if outer_agree else 0.7))
-    joined = {pair for f in (g, p) for j in f.joins for pair in _join_key(j.pairs)}
+    joined: set[frozenset[str]] | None = None  # column pairs either side joins on (read when needed)
     for c in list(gold_left):  # the same column on both sides: compare operator and value
         match = next((x for x in pred_left if _subject(x) == _subject(c) and x.clause == c.clause), None)
         if match is None:
@@ -338,6 +342,8 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         if match is not None and c.kind in ("str", "num"):
             gold_left.remove(c)
             pred_left.remove(match)
+            if joined is None:
+                joined = {pair for f in (g, p) for j in f.joins for pair in _join_key(j.pairs)}
             if frozenset((c.column, match.column)) in joined:
                 continue  # the two columns are joined: testing either is the same test
             out.append(Suggestion("Attribute: mismatch", _tests(c, match), 0.8))
