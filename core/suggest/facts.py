@@ -131,6 +131,8 @@ class Join:
     tables: frozenset[str]
     pairs: frozenset[frozenset[str]]  # {{"a.x", "b.y"}}: qualified column pairs the ON compares
     kind: str  # "inner", "left", "right", "full", "cross"
+    # {{"x", "y"}}: the same pairs without their tables, as two queries' joins are compared (read once)
+    bare_pairs: frozenset[frozenset[str]]
 
 
 @dataclass(slots=True)
@@ -471,7 +473,8 @@ def _join(join: exp.Join, select: exp.Select, scope: dict[str, str | None]) -> J
     if using:
         for ident in using:
             pairs.add(frozenset((f".{ident.name.lower()}",)))
-    return Join(frozenset(tables), frozenset(pairs), kind)
+    bare_pairs = frozenset(frozenset(c.split(".", 1)[-1] for c in pair) for pair in pairs)
+    return Join(frozenset(tables), frozenset(pairs), kind, bare_pairs)
 
 
 def _conditions(

@@ -96,10 +96,6 @@ def _tables(g: QueryFacts, p: QueryFacts, schema: Schema | None = None) -> list[
     return []
 
 
-def _join_key(pairs: frozenset[frozenset[str]]) -> frozenset[frozenset[str]]:
-    return frozenset(frozenset(c.split(".", 1)[-1] for c in pair) for pair in pairs)
-
-
 def _joins(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     out: list[Suggestion] = []
     g_kinds = {j.kind for j in g.joins if j.kind != "cross"}
@@ -123,12 +119,12 @@ def _joins(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
             ):
                 why = f"the prediction joins on {' = '.join(sorted(pair))}, which links no two tables"
                 out.append(Suggestion("Table: join condition", why, 0.8))
-    gold_pairs = {pair for j in g.joins for pair in _join_key(j.pairs)}
-    pred_pairs = {pair for j in p.joins for pair in _join_key(j.pairs)}
+    gold_pairs = {pair for j in g.joins for pair in j.bare_pairs}
+    pred_pairs = {pair for j in p.joins for pair in j.bare_pairs}
     for gj in g.joins:
         for pj in p.joins:
-            if len(gj.tables) == 2 and gj.tables == pj.tables and _join_key(gj.pairs) != _join_key(pj.pairs):
-                if _join_key(pj.pairs) <= gold_pairs and _join_key(gj.pairs) <= pred_pairs:
+            if len(gj.tables) == 2 and gj.tables == pj.tables and gj.bare_pairs != pj.bare_pairs:
+                if pj.bare_pairs <= gold_pairs and gj.bare_pairs <= pred_pairs:
                     continue  # the same pairs, only spread over the joins differently
                 out.append(
                     Suggestion(
@@ -343,7 +339,7 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             gold_left.remove(c)
             pred_left.remove(match)
             if joined is None:
-                joined = {pair for f in (g, p) for j in f.joins for pair in _join_key(j.pairs)}
+                joined = {pair for f in (g, p) for j in f.joins for pair in j.bare_pairs}
             if frozenset((c.column, match.column)) in joined:
                 continue  # the two columns are joined: testing either is the same test
             out.append(Suggestion("Attribute: mismatch", _tests(c, match), 0.8))
@@ -631,7 +627,7 @@ def _clauses(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         extra.append("GROUP BY")
     if g.group_columns and p.group_columns and not g.group_columns <= p.group_columns:
         # grouping by a name instead of its id, or by the other end of a join, is usually the same grouping
-        joined = {c for j in p.joins for pair in _join_key(j.pairs) for c in pair if len(pair) == 2}
+        joined = {c for j in p.joins for pair in j.bare_pairs for c in pair if len(pair) == 2}
         if not (g.group_columns | p.group_columns) <= joined:
             why = f"gold groups by {_names(g.group_columns)}, the prediction by {_names(p.group_columns)}"
             out.append(Suggestion("Attribute: mismatch", why, 0.45))

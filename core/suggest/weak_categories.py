@@ -79,7 +79,7 @@ def _unlinked_join(g: QueryFacts, p: QueryFacts, schema: Schema | None) -> list[
     thing, and that gold does not use: the tables are joined on the wrong columns."""
     if schema is None or not schema.foreign_keys or not p.joins:
         return []
-    gold_pairs = {frozenset(c.split(".", 1)[-1] for c in pair) for j in g.joins for pair in j.pairs}
+    gold_pairs = {pair for j in g.joins for pair in j.bare_pairs}
     candidates = []
     for j in p.joins:
         for pair in j.pairs:
@@ -173,7 +173,7 @@ def _gold_cross_join(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
 
 
 def _joined_columns(f: QueryFacts) -> set[str]:
-    return {c.split(".", 1)[-1] for j in f.joins for pair in j.pairs for c in pair}
+    return {c for j in f.joins for pair in j.bare_pairs for c in pair}
 
 
 def _owners(f: QueryFacts, column: str) -> set[str]:
