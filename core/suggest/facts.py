@@ -246,6 +246,7 @@ def _select_item(node: exp.Expression) -> SelectItem:
             arith.append(ARITHMETIC[kind])
         elif kind is exp.Column and not isinstance(n.this, exp.Star):
             cols.add(bare(n))
+            continue  # (a column's parts are its name and qualifiers)
         elif kind is exp.Distinct:
             distinct = True
         f = FAMILY_TYPES.get(kind)
@@ -463,7 +464,9 @@ def _join(join: exp.Join, select: exp.Select, scope: dict[str, str | None]) -> J
     pairs = set()
     on = join.args.get("on")
     if on is not None:
-        for eq in on.find_all(exp.EQ):
+        # (`ON a.x = b.y`, the usual case, holds no other equality to look for)
+        plain = type(on) is exp.EQ and type(on.this) is exp.Column and type(on.expression) is exp.Column
+        for eq in (on,) if plain else on.find_all(exp.EQ):
             if isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column):
                 a = f"{_table_of(eq.this, scope) or ''}.{bare(eq.this)}"
                 b = f"{_table_of(eq.expression, scope) or ''}.{bare(eq.expression)}"
@@ -576,7 +579,10 @@ def _conjunct(node: exp.Expression, clause: str) -> Conjunct | None:
             )
         return Conjunct(norm_sql(node), "other", "", "other", clause, text)
     left = node.this
-    fams = frozenset(f for n in left.walk() if (f := _family(n)))
+    if type(left) is exp.Column and type(left.this) is exp.Identifier:
+        fams: frozenset[str] = frozenset()  # a plain column: no function around it
+    else:
+        fams = frozenset(f for n in left.walk() if (f := _family(n)))
     col = left if isinstance(left, exp.Column) else left.find(exp.Column)
     column = bare(col) if col is not None and not isinstance(col.this, exp.Star) else norm_sql(left)
     if type(left) in AGGREGATES:  # HAVING count(x) > 1: the aggregate is the subject, as a SELECT item is
@@ -611,6 +617,8 @@ def _value(node: exp.Expression, op: str) -> tuple[str, str]:
     right = node.expression
     if right is None:
         return "", "other"
+    if type(right) is exp.Literal:  # the commonest value, which holds no nested query (read as below)
+        return str(right.this), "str" if right.is_string else "num"
     if isinstance(right, exp.Subquery) or right.find(exp.Select) is not None:
         return "(subquery)", "subquery"
     if isinstance(right, exp.Column):
