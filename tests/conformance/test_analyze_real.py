@@ -21,7 +21,8 @@ from sqltriage.core.questions.nl import load_pipeline, pipeline_unavailable_reas
 from sqltriage.core.questions.reasoning import REASONING_NAMES
 from sqltriage.tui.commands.analyze import run
 
-pytestmark = pytest.mark.slow
+# one worker runs the module: spaCy and the Archer report are loaded and made once, not once per worker
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_analyze_real")]
 
 
 @pytest.fixture(scope="module")

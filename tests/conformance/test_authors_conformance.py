@@ -21,6 +21,9 @@ from sqltriage.core.sql.parse import ParsedQuery, parse_sql
 
 from .systems import SYSTEMS
 
+# one worker runs the module: the gold parses and question features are computed once, not per worker
+pytestmark = pytest.mark.xdist_group("test_authors_conformance")
+
 WITHIN = 0.01
 AT_LEAST = 0.99
 

@@ -32,6 +32,9 @@ from sqltriage.core.verdicts.official_ex import passes_row_sort
 
 from .systems import SYSTEMS
 
+# one worker runs the module: the 8 systems' reports are scored once, not once per worker
+pytestmark = pytest.mark.xdist_group("test_ex_conformance")
+
 ROWS_WITH_DB = 972
 MIN_AGREEMENT = 0.995
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ex-differences.md"

@@ -34,6 +34,9 @@ from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 from sqltriage.tui.cli import main
 
+# one worker runs the module: its reference run and shared cluster are made once, not per worker
+pytestmark = pytest.mark.xdist_group("test_cluster")
+
 MODELS = ("atlas-7b", "beacon-gpt4")
 TIMES = 2  # the sample's 67 questions twice: 134 examples in 6 chunks, 268 (example, model) pairs
 # The export holds no question features: runs compared by their export leave them out.

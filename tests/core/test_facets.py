@@ -14,6 +14,9 @@ from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 from sqltriage.tui.inputs import load_inputs
 
+# one worker runs the module: the evaluated sample's frame is made once, not once per worker
+pytestmark = pytest.mark.xdist_group("test_facets")
+
 
 @pytest.fixture(scope="module")
 def frame(tmp_path_factory: pytest.TempPathFactory) -> pl.DataFrame:

@@ -19,6 +19,9 @@ from sqltriage.core.verdicts.testsuite.mutate import mutants
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 
+# one worker runs the module: the library's neighbour set is built once, not once per worker
+pytestmark = pytest.mark.xdist_group("test_testsuite")
+
 LIBRARY = SAMPLE_DIR / "database" / "library" / "library.sqlite"
 
 

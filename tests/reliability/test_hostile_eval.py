@@ -16,6 +16,9 @@ from sqltriage.tui.cli import main
 
 from .conftest import SQLTRIAGE, TIMING_COLUMNS, copy_sample_to, pred_args, read_csv, tree_state
 
+# one worker runs the module: the hostile and the clean run are made once, not once per worker
+pytestmark = pytest.mark.xdist_group("test_hostile_eval")
+
 TIMEOUT = "0.5"
 PWNED = "PWNED"  # replaced by a path inside the dataset folder, where no file may appear
 

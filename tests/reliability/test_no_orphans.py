@@ -26,7 +26,11 @@ from tests.conftest import REPO
 
 from .conftest import SQLTRIAGE, copy_sample_to, read_csv, read_only, run_cli
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+# one worker runs the module: the uninterrupted reference run is made once, not once per worker
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc"),
+    pytest.mark.xdist_group("test_no_orphans"),
+]
 GRACE = 2.0  # seconds a child may outlive its parent
 SYSTEMS = ("dailsql_gpt4", "c3sql_gpt35")  # Spider dev × 2 systems: 2,068 pairs, several seconds of work
 MEASURED: dict[str, float] = {}  # process kind → seconds until its last child was gone (printed with -s)

@@ -23,6 +23,9 @@ from sqltriage.tui.widgets.detail_pane import DetailPane
 
 from .conftest import OPTIONS, Evaluated, sample_inputs, settle, wait_ready
 
+# one worker runs the module: the sample is evaluated with neighbours once, not once per worker
+pytestmark = pytest.mark.xdist_group("test_ts_app")
+
 
 @pytest.fixture(scope="module")
 def ts_ws(tmp_path_factory: pytest.TempPathFactory) -> tuple[Evaluated, object]:
