@@ -28,7 +28,7 @@ def test_prune_to_a_size_then_eval_rebuilds_and_exports_the_same(
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # the default limit (1 GB)
     dataset = copy_sample_to(tmp_path / "dataset")
-    args = ["eval", str(dataset), *pred_args(dataset), "--neighbours", "3", "--timeout", "2", "--json"]
+    args = ["eval", str(dataset), *pred_args(dataset), "--neighbours", "3", "--timeout", "1", "--json"]
 
     def export_of(workspace: Path) -> list[dict[str, str]]:
         out = run_cli([*args, "--workspace", str(workspace)], tmp_path)

@@ -176,7 +176,8 @@ def test_the_other_rows_get_the_same_verdicts_as_in_a_clean_run(runs: dict) -> N
 
 def one_model_run(dataset: Path, pred_file: Path, tmp: Path) -> tuple[int, list[dict[str, str]]]:
     workspace = tmp / "one.db"
-    code = main(["eval", str(dataset), "--pred", f"m={pred_file}", "--workspace", str(workspace), "--json"])
+    argv = ["eval", str(dataset), "--pred", f"m={pred_file}", "--workspace", str(workspace)]
+    code = main([*argv, "--timeout", TIMEOUT, "--json"])
     if code != 0:
         return code, []
     assert main(["export", "--workspace", str(workspace), "--out", str(tmp / "one.csv")]) == 0

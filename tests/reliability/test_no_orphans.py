@@ -33,6 +33,8 @@ pytestmark = [
 ]
 GRACE = 2.0  # seconds a child may outlive its parent
 SYSTEMS = ("dailsql_gpt4", "c3sql_gpt35")  # Spider dev × 2 systems: 2,068 pairs, several seconds of work
+# the sample's runs that only make a workspace to open: its #37 of atlas-7b runs until the timeout
+QUICK_EVAL = ("--timeout", "1", "--json")
 MEASURED: dict[str, float] = {}  # process kind → seconds until its last child was gone (printed with -s)
 
 
@@ -266,7 +268,7 @@ def test_the_question_feature_process_ends_with_a_killed_app(tmp_path: Path) -> 
     cache = tmp_path / "cache"  # nothing cached: the Question tab starts the feature process
     preds = [a for p in sorted((dataset / "predictions").glob("*.sql")) for a in ("--pred", f"{p.stem}={p}")]
     env = {"XDG_CACHE_HOME": str(cache)}
-    out = run_cli(["eval", str(dataset), *preds, "--workspace", str(workspace), "--json"], tmp_path)
+    out = run_cli(["eval", str(dataset), *preds, "--workspace", str(workspace), *QUICK_EVAL], tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     driver = [sys.executable, "-m", "tests.reliability.orphan_driver", "features", str(workspace)]
     proc = started(driver, REPO, env)
@@ -328,7 +330,7 @@ def test_serve_sessions_end_with_a_killed_server(
     dataset = copy_sample_to(tmp_path / "dataset")
     workspace = tmp_path / "served.db"
     preds = [a for p in sorted((dataset / "predictions").glob("*.sql")) for a in ("--pred", f"{p.stem}={p}")]
-    out = run_cli(["eval", str(dataset), *preds, "--workspace", str(workspace), "--json"], tmp_path)
+    out = run_cli(["eval", str(dataset), *preds, "--workspace", str(workspace), *QUICK_EVAL], tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     port = _free_port()
     proc = started([*SQLTRIAGE, "serve", "--workspace", str(workspace), "--port", str(port)], tmp_path)
