@@ -150,8 +150,8 @@ def _check_pair(
         # They may differ only in how ties under the outer ORDER BY fall, which SQL leaves open for both:
         # unsatisfiable here means the same rows in the same blocks of tied positions on every database.
         status, found_beyond = beyond_ties()
-        if status == "verified" and (why := _beyond_bound(gold_sql, pred_sql, mode, bound)):
-            return done("unknown", why)
+        if status == "bounded":
+            return done("unknown", found_beyond)
         if status == "verified":
             return done("verified", TIES_NOTE)
         if status == "sat":
@@ -166,9 +166,9 @@ def _check_pair(
         # The difference may rest on how ties under ORDER BY (or a free choice) fall, which SQLite settles
         # the same way for both: ask again for a database without ties.
         status, payload = untied()
+        if status == "bounded":
+            return done("unknown", payload)
         if status == "verified":
-            if why := _beyond_bound(gold_sql, pred_sql, mode, bound):
-                return done("unknown", why)
             if _same_rows_sorted_alike(gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys):
                 return done("verified", TIES_NOTE)  # the same rows reach the same sort (sorted_rows.py)
             return done("unknown", "they differ only where ORDER BY keys tie")
@@ -180,18 +180,6 @@ def _check_pair(
     if confirmed.path is None:
         return done("unknown", confirmed.note)
     return done("refuted", None, confirmed.path, confirmed.rows)
-
-
-def _beyond_bound(gold_sql: str, pred_sql: str, mode: str, bound: int) -> str | None:
-    import sqlglot
-
-    from sqltriage.core.verdicts.exec_compare import spider_sql
-
-    try:
-        texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
-        return beyond_bound([sqlglot.parse_one(t, read="sqlite") for t in texts], bound)
-    except Exception:  # unreadable here: the solver read it, so nothing is known beyond its proof
-        return "not read again to check the bound"
 
 
 def _same_rows_sorted_alike(
@@ -226,7 +214,8 @@ def _solve(
     solve: bool = True,
 ) -> tuple[str, Any, Any, Any]:
     """(status, note or model tables, a retry without ORDER BY ties when the encoding has any, else None,
-    the question "do they differ beyond how the outer ORDER BY's ties fall" when it applies, else None)."""
+    the question "do they differ beyond how the outer ORDER BY's ties fall" when it applies, else None).
+    Status `bounded`: unsatisfiable, but on databases too small to tell (bound_reach.py); the note says why."""
     import sqlglot
     import z3
     from sqlglot.errors import SqlglotError
@@ -304,15 +293,19 @@ def _solve(
     # SMT core solves several times faster than z3's default solver on these formulas.
     solver = _solver()
     solver.add(*db.constraints, *enc.facts, goal)
-    status, payload = _check(solver, db, deadline)
-    if status == "verified" and (why := beyond_bound(trees, bound)):
-        return "bounded", why, None, None  # a proof of nothing: no database this small reaches the count
+    reach = beyond_bound(trees, bound)
+
+    def proved(found: tuple[str, Any]) -> tuple[str, Any]:
+        """A proof on databases too small to reach a count or a cut of these queries proves nothing."""
+        return ("bounded", reach) if found[0] == "verified" and reach else found
+
+    status, payload = proved(_check(solver, db, deadline))
     if status != "sat":
         return status, payload, None, None
 
     def untied() -> tuple[str, Any]:
         solver.add(z3.Not(z3.Or(*enc.ties)))
-        return _check(solver, db, deadline)
+        return proved(_check(solver, db, deadline))
 
     def beyond_ties() -> tuple[str, Any]:
         try:
@@ -321,7 +314,7 @@ def _solve(
             return "unknown", str(exc)
         relaxed = _solver()
         relaxed.add(*db.constraints, *enc.facts, goal)
-        return _check(relaxed, db, deadline)
+        return proved(_check(relaxed, db, deadline))
 
     blind = beyond_ties if ordered and tie_blind(gold, pred) else None
     return status, payload, untied if enc.ties else None, blind

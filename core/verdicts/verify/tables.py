@@ -6,8 +6,8 @@ foreign keys (declared ones, and the `tables.json` ones of tables that declare n
 encoded. Mined from the original's values, as the neighbour generator mines them (testsuite/mine.py), so a
 counterexample is data the database could hold: a column never NULL over at least `EVIDENCE_ROWS` rows stays
 non-NULL, a categorical column draws from its values and the golds' and the pair's literals, and what
-practice.py reads (columns unique in practice, inclusion links, tables the original fills never empty). Rows are present as a prefix
-(row i only if row i−1): any table of at most `bound` rows can be listed that way, and it prunes the search.
+practice.py reads (columns unique in practice, inclusion links, tables the original fills never empty).
+Rows are present as a prefix (row i only if row i−1): any table of at most `bound` rows can be listed that way, and it prunes the search.
 """
 
 from __future__ import annotations
@@ -68,14 +68,11 @@ def db_info(path: Path, extra_fks: tuple = (), practice: Practice = NONE) -> Any
                 or (len(c.values) >= EVIDENCE_ROWS and not (len(present) < len(c.values)))
             )
             distinct = set(present)
+            ref = (t.name.lower(), c.name.lower())
             keyish = (
-                c.pk
-                or c.unique
-                or any(fk[0] == c.name for fk in t.foreign_keys)
-                or (t.name.lower(), c.name.lower()) in practice.joined
+                c.pk or c.unique or any(fk[0] == c.name for fk in t.foreign_keys) or ref in practice.joined
             )
             domain: tuple = ()
-            ref = (t.name.lower(), c.name.lower())
             if practice.digest:  # the neighbours' own rules, literals of every gold included
                 domain = tuple(v for v in domains.get(ref, ()) if _fits(kind, v))
             elif (
