@@ -219,8 +219,12 @@ def test_a_limit_over_other_rows_is_not_verified(db: Path, witnesses: Path) -> N
     gold = "SELECT d.name FROM emp AS e JOIN dept AS d ON e.dept_id = d.id GROUP BY d.id ORDER BY count(*) DESC LIMIT 1"
     pred = "SELECT d.name FROM emp AS e JOIN dept AS d ON e.dept_id = d.id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1"
     v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
-    assert v.status == "refuted", v
-    assert _separates(v.witness, gold, pred)
+    assert v.status != "verified", v
+    if v.status == "refuted":
+        assert _separates(v.witness, gold, pred)
+    else:  # at 3 rows per table every database that separates them has ties: which one z3 offers first
+        # varies with what the process solved before, and SQLite may keep the same tied row for both
+        assert v.note == "they differ only where ORDER BY keys tie", v
 
 
 @pytest.mark.parametrize(
