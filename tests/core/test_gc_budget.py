@@ -9,6 +9,9 @@ from sqltriage.core.pipeline.gc_budget import BATCH_THRESHOLD, batch_collections
 
 
 def test_the_batch_setting_holds_inside_and_the_process_setting_returns() -> None:
+    # A process that had not frozen its heap (a test of the app run earlier in this worker may have): the
+    # frozen one is the next test's case.
+    gc.unfreeze()
     before = gc.get_threshold()
     with batch_collections():
         assert gc.get_threshold() == BATCH_THRESHOLD
