@@ -23,8 +23,9 @@ from sqltriage.core.verdicts.verify.bound_reach import beyond_bound
 from sqltriage.core.verdicts.verify.practice import NONE, Practice, practice_of
 
 # What a verdict depends on beyond the bound, the time limit and z3's version: a stored verdict of an
-# earlier encoding is solved again (2: the keys kept in practice, practice.py).
-ENCODING_VERSION = 2
+# earlier encoding is solved again (2: the keys kept in practice, practice.py; 3: the same rows sorted alike
+# asked first, pairs differing only in inner-join order, a gold's refutations reused).
+ENCODING_VERSION = 3
 DEFAULT_BOUND = 3  # rows per table
 DEFAULT_TIMEOUT = 1.5  # seconds per pair, encoding and solving together (docs/verification.md: why)
 MODES = ("spider", "bird")
@@ -148,7 +149,10 @@ def _check_pair(
         return done(status, payload)
     if beyond_ties is not None:
         # They may differ only in how ties under the outer ORDER BY fall, which SQL leaves open for both:
-        # unsatisfiable here means the same rows in the same blocks of tied positions on every database.
+        # the same rows reaching the same sort (sorted_rows.py: a bag question, cheaper), or unsatisfiable
+        # here, mean the same rows in the same blocks of tied positions on every database.
+        if _same_rows_sorted_alike(gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys):
+            return done("verified", TIES_NOTE)
         status, found_beyond = beyond_ties()
         if status == "bounded":
             return done("unknown", found_beyond)
@@ -164,13 +168,14 @@ def _check_pair(
     confirmed = confirmed_by_sqlite(payload)
     if confirmed.path is None and untied is not None:
         # The difference may rest on how ties under ORDER BY (or a free choice) fall, which SQLite settles
-        # the same way for both: ask again for a database without ties.
+        # the same way for both. The same rows reaching the same sort allow the same answers (sorted_rows.py);
+        # else ask again for a database without ties.
+        if _same_rows_sorted_alike(gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys):
+            return done("verified", TIES_NOTE)
         status, payload = untied()
         if status == "bounded":
             return done("unknown", payload)
         if status == "verified":
-            if _same_rows_sorted_alike(gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys):
-                return done("verified", TIES_NOTE)  # the same rows reach the same sort (sorted_rows.py)
             return done("unknown", "they differ only where ORDER BY keys tie")
         if status != "sat":
             return done(
@@ -190,7 +195,20 @@ def _same_rows_sorted_alike(
     derived = sorted_rows_pair(gold_sql, pred_sql, mode, column_names(db_path, keys[0]))
     if derived is None:
         return False
+    if _join_order_alike(*derived, db_path, mode, keys):
+        return True  # the same rows on any database, but for the order of inner joins: no solving
     return _solve(*derived, db_path, mode, bound, deadline, keys)[0] == "verified"
+
+
+def _join_order_alike(gold_sql: str, pred_sql: str, db_path: Path, mode: str, keys: tuple) -> bool:
+    from sqltriage.core.verdicts.verify.join_order import EXACT, join_order_alike
+    from sqltriage.core.verdicts.verify.tables import db_info
+
+    try:
+        tables = db_info(Path(db_path), tuple(keys[0]), keys[1] or NONE)
+    except Exception:  # unreadable here: the solver's own reading reports it
+        return False
+    return join_order_alike(gold_sql, pred_sql, mode, tables) == EXACT
 
 
 def outside_fragment(

@@ -1,0 +1,169 @@
+"""Pairs that differ only in the order of their inner joins (join_order.py) and the reuse of a gold's
+refutations (verify/columns.py): what is decided without the solver must agree with SQLite on real data."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("z3")
+
+from sqltriage.core.verdicts.exec_compare import compare
+from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.verdicts.verify import check_pair
+from sqltriage.core.verdicts.verify.check import TIES_NOTE
+from sqltriage.core.verdicts.verify.columns import verify_columns
+from sqltriage.core.verdicts.verify.join_order import EXACT, TIES, join_order_alike
+from sqltriage.core.verdicts.verify.tables import db_info
+
+SCHEMA = """
+CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT, age INTEGER);
+CREATE TABLE concert (concert_id INTEGER PRIMARY KEY, venue TEXT, year INTEGER);
+CREATE TABLE sings (concert_id INTEGER REFERENCES concert(concert_id),
+                    singer_id INTEGER REFERENCES singer(singer_id));
+"""
+
+GOLD = (
+    "SELECT T2.name, T3.venue FROM sings AS T1 JOIN singer AS T2 ON T1.singer_id = T2.singer_id "
+    "JOIN concert AS T3 ON T1.concert_id = T3.concert_id WHERE T3.year > 2014"
+)
+REVERSED = (
+    "select singer.name, concert.venue from concert join sings on concert.concert_id = sings.concert_id "
+    "join singer on sings.singer_id = singer.singer_id where concert.year > 2014"
+)
+IN_WHERE = (
+    "SELECT s.name, c.venue FROM singer s, sings x, concert c "
+    "WHERE x.singer_id = s.singer_id AND c.year > 2014 AND c.concert_id = x.concert_id"
+)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("join_order") / "concerts.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA)
+    conn.executemany(
+        "INSERT INTO singer VALUES (?, ?, ?, ?)",
+        [(i, f"singer {i % 7}", ["France", "Peru", "Japan"][i % 3], 20 + i % 9) for i in range(40)],
+    )
+    conn.executemany(
+        "INSERT INTO concert VALUES (?, ?, ?)", [(i, f"venue {i % 5}", 2010 + i % 8) for i in range(40)]
+    )
+    conn.executemany("INSERT INTO sings VALUES (?, ?)", [((3 * i) % 40, (7 * i) % 40) for i in range(60)])
+    conn.commit()
+    conn.close()
+    return path
+
+
+def _alike(db: Path, gold: str, pred: str, mode: str = "spider") -> str | None:
+    return join_order_alike(gold, pred, mode, db_info(db))
+
+
+def _same_on(db: Path, gold: str, pred: str) -> bool:
+    return compare(execute(db, gold), execute(db, pred), "spider", order_matters=False) == 1
+
+
+def test_joins_in_another_order_or_in_the_where_are_the_same_query(db: Path) -> None:
+    assert _alike(db, GOLD, REVERSED) == EXACT
+    assert _alike(db, GOLD, IN_WHERE) == EXACT
+    assert _same_on(db, GOLD, REVERSED) and _same_on(db, GOLD, IN_WHERE)
+    verdict = check_pair(GOLD, REVERSED, db)
+    assert (verdict.status, verdict.note) == ("verified", None)
+
+
+def test_a_gold_that_sorts_is_the_same_up_to_ties(db: Path) -> None:
+    gold, pred = GOLD + " ORDER BY T2.age", REVERSED + " ORDER BY singer.age"
+    assert _alike(db, gold, pred) == TIES
+    assert _alike(db, gold, pred, mode="bird") == EXACT  # sets: the order is not compared
+
+
+@pytest.mark.parametrize(
+    ("pred", "why"),
+    [
+        (REVERSED.replace("join singer", "left join singer"), "a LEFT JOIN is not commutative"),
+        (REVERSED.replace("concert.year > 2014", "concert.year >= 2014"), "another condition"),
+        (
+            "select * from concert join sings on concert.concert_id = sings.concert_id",
+            "SELECT *: the columns follow the join order",
+        ),
+        (REVERSED + " limit 3", "a LIMIT through rows in another order"),
+    ],
+)
+def test_what_is_not_the_same_query_is_left_to_the_solver(db: Path, pred: str, why: str) -> None:
+    gold = (
+        GOLD
+        if "*" not in pred
+        else "select * from sings join concert on concert.concert_id = sings.concert_id"
+    )
+    gold = gold + " limit 3" if "limit" in pred else gold
+    assert _alike(db, gold, pred) is None, why
+
+
+def test_a_bare_column_is_the_same_only_when_the_group_key_determines_it(db: Path) -> None:
+    by_key = (
+        "SELECT T2.name, count(*) FROM sings AS T1 JOIN singer AS T2 ON T1.singer_id = T2.singer_id "
+        "GROUP BY T2.singer_id",
+        "SELECT singer.name, count(*) FROM singer JOIN sings ON sings.singer_id = singer.singer_id "
+        "GROUP BY singer.singer_id",
+    )
+    assert _alike(db, *by_key) == EXACT
+    by_country = (
+        "SELECT T2.name, count(*) FROM sings AS T1 JOIN singer AS T2 ON T1.singer_id = T2.singer_id "
+        "GROUP BY T2.country",
+        "SELECT singer.name, count(*) FROM singer JOIN sings ON sings.singer_id = singer.singer_id "
+        "GROUP BY singer.country",
+    )
+    # the name is read from some row of a country's group: which row may follow the join order
+    assert _alike(db, *by_country) is None
+    # an unqualified column found in two tables of the join cannot be placed
+    assert (
+        _alike(db, GOLD, REVERSED.replace("concert.venue", "venue").replace("singer.name", "concert_id"))
+        is None
+    )
+
+
+def test_a_sort_of_the_same_rows_in_another_join_order_is_verified_up_to_ties(db: Path) -> None:
+    gold = "SELECT T2.name FROM singer AS T2 JOIN sings AS T1 ON T1.singer_id = T2.singer_id ORDER BY T2.age"
+    pred = (
+        "select singer.name from sings join singer on singer.singer_id = sings.singer_id order by singer.age"
+    )
+    verdict = check_pair(gold, pred, db)
+    assert (verdict.status, verdict.note) == ("verified", TIES_NOTE)
+
+
+def test_a_gold_s_refutation_is_tried_on_its_other_predictions(db: Path, tmp_path: Path) -> None:
+    """The second wrong prediction is refuted by the first one's database, re-run in SQLite: with a time
+    limit no solver meets, so only that reuse can refute it."""
+    gold = "SELECT count(*) FROM singer WHERE age > 25"
+    wrong = ["SELECT count(*) FROM singer WHERE age >= 25", "SELECT count(*) FROM singer WHERE 25 <= age"]
+    row = {"ex_spider": 1, "ex_ts": None, "ts_witness": None}
+    cache = str(tmp_path)
+    first = verify_columns(gold, wrong[0], db, dict(row), bound=3, timeout=5.0, neighbour_cache=cache)
+    assert first["equivalence"] == "refuted"
+    unsolvable = verify_columns(
+        gold,
+        "SELECT count(*) FROM singer WHERE NOT age <= 25",
+        db,
+        dict(row),
+        bound=3,
+        timeout=1e-4,
+        neighbour_cache=cache,
+    )
+    assert (unsolvable["equivalence"], unsolvable["equivalence_note"]) == ("unknown", "timeout")
+    second = verify_columns(gold, wrong[1], db, dict(row), bound=3, timeout=1e-4, neighbour_cache=cache)
+    assert second["equivalence"] == "refuted"
+    assert second["ts_witness"] == first["ts_witness"]
+    witness = Path(second["ts_witness"])
+    assert compare(execute(witness, gold), execute(witness, wrong[1]), "spider", order_matters=False) == 0
+    right = verify_columns(
+        gold,
+        "SELECT count(*) FROM singer WHERE 25 < age",
+        db,
+        dict(row),
+        bound=3,
+        timeout=5.0,
+        neighbour_cache=cache,
+    )
+    assert right["equivalence"] == "verified"
