@@ -6,6 +6,7 @@ shown as a neighbour witness is: it fills `ts_witness` / `ts_witness_rows` when 
 row, and a row every neighbour passed (`ex_ts` = 1) gets `ex_ts` = 0. Models often predict the same text, or
 the same query spelled differently: a verdict is kept per process for the same (gold, prediction or its
 canonical form, database, bound, timeout, mode); a reused refutation's database is re-run on the prediction.
+The latest refutations of a gold are tried, the same way, on its other predictions before they are solved.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ EVERY_NEIGHBOUR_PASSED = "every neighbour passed"  # the note of a refutation th
 BY_A_NEIGHBOUR = "refuted by a neighbour, not solved"  # the note of a refutation the neighbours made first
 _MEMO_SIZE = 4096
 _memo: OrderedDict[tuple, Any] = OrderedDict()
+# The latest refutations of each (gold, database, mode), tried on its other predictions before solving.
+_witnesses: OrderedDict[tuple, list[Any]] = OrderedDict()
+_WITNESSES_PER_GOLD = 4
 
 
 def _alike_key(
@@ -37,6 +41,26 @@ def _still_separates(verdict: Any, gold_sql: str, pred_sql: str, mode: str) -> b
     from sqltriage.core.verdicts.verify.counterexample import separates
 
     return verdict.witness is not None and separates(verdict.witness, gold_sql, pred_sql, mode)
+
+
+def _refuted_by_an_earlier_witness(gold_sql: str, pred_sql: str, db_path: str, mode: str) -> Any:
+    """A refutation of another prediction of this gold whose database also separates this one (re-run in
+    SQLite, as any counterexample is confirmed): wrong predictions of one question are often wrong the same
+    way, and two runs on a database of a few rows cost far less than solving."""
+    for verdict in _witnesses.get((gold_sql, db_path, mode), ()):
+        if _still_separates(verdict, gold_sql, pred_sql, mode):
+            return verdict
+    return None
+
+
+def _keep_witness(gold_sql: str, db_path: str, mode: str, verdict: Any) -> None:
+    kept = _witnesses.setdefault((gold_sql, db_path, mode), [])
+    _witnesses.move_to_end((gold_sql, db_path, mode))
+    if verdict not in kept:
+        kept.insert(0, verdict)
+        del kept[_WITNESSES_PER_GOLD:]
+    while len(_witnesses) > _MEMO_SIZE:
+        _witnesses.popitem(last=False)
 
 
 def witness_root(neighbour_cache: str | None) -> Path:
@@ -84,6 +108,8 @@ def verify_columns(
         ):
             verdict = None
         if verdict is None:
+            verdict = _refuted_by_an_earlier_witness(gold_sql, pred_sql, str(db_path), mode)
+        if verdict is None:
             verdict = check_pair(
                 gold_sql,
                 pred_sql,
@@ -99,6 +125,8 @@ def verify_columns(
         for k in (key, alike):
             if k is not None:
                 _memo[k] = verdict
+        if verdict.status == "refuted" and verdict.witness is not None:
+            _keep_witness(gold_sql, str(db_path), mode, verdict)
         while len(_memo) > _MEMO_SIZE:
             _memo.popitem(last=False)
     out.update(verdict.columns())
