@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqltriage.core.verdicts.exec_compare import order_matters
 from sqltriage.core.verdicts.verify.bound_reach import beyond_bound
 from sqltriage.core.verdicts.verify.practice import NONE, Practice, practice_of
 
@@ -31,6 +32,8 @@ DEFAULT_TIMEOUT = 1.5  # seconds per pair, encoding and solving together (docs/v
 MODES = ("spider", "bird")
 FALLBACK_BOUND = 2  # rows per table tried when the full bound times out
 FULL_BOUND_SHARE = 0.8  # of the time limit, for the full bound (1.2 s of 1.5); the rest for 2 rows
+BAGS_SHARE = 0.5  # of the time limit, for the bag question asked first of a pair that sorts alike
+ORDERED_AFTER_BAGS = 0.25  # seconds for the ordered question once the bags are the same: verified, or ties
 TIES_NOTE = "ties among ORDER BY keys may fall differently"  # the note of a `verified` up to tie order
 
 
@@ -127,6 +130,32 @@ def _check_pair(
         return done("unknown", "the solver is not installed (pip install 'sqltriage[verify]')")
     if mode not in MODES:
         return done("unknown", f"EX mode {mode} is not encoded")
+    from sqltriage.core.verdicts.verify.counterexample import confirm
+
+    def confirmed_by_sqlite(tables: Any) -> Any:
+        return confirm(tables, gold_sql, pred_sql, db_path, mode, witness_root, exec_timeout, keys)
+
+    sorted_alike: bool | None = None  # the same rows reach the same sort (sorted_rows.py), when asked
+    if mode == "spider" and order_matters(gold_sql):
+        # A pair that sorts alike is asked the bag question first: cheaper than the ordered one, and when it
+        # holds the two allow the same answers, so the ordered question only tells how ties may fall.
+        sorted_alike = _same_rows_sorted_alike(
+            gold_sql, pred_sql, db_path, mode, bound, start + timeout * BAGS_SHARE, keys
+        )
+        if sorted_alike:
+            left = min(start + timeout, time.monotonic() + ORDERED_AFTER_BAGS)
+            try:
+                strict = _solve(gold_sql, pred_sql, db_path, mode, bound, left, keys)
+            except (RecursionError, MemoryError):
+                strict = ("unknown", "encoding too large", None, None)
+            if strict[0] == "verified":
+                return done("verified")
+            if strict[0] == "sat" and _cuts(gold_sql):
+                # A cut through tied rows: a database where SQLite keeps other rows for each refutes.
+                confirmed = confirmed_by_sqlite(strict[1])
+                if confirmed.path is not None:
+                    return done("refuted", None, confirmed.path, confirmed.rows)
+            return done("verified", TIES_NOTE)
     # The full bound gets most of the time; when it runs out, a smaller bound (down to 2 rows per table)
     # gets the rest: a refutation there stands (with its smaller database); a proof does not.
     bounds = list(range(bound, min(bound, FALLBACK_BOUND) - 1, -1))
@@ -151,7 +180,9 @@ def _check_pair(
         # They may differ only in how ties under the outer ORDER BY fall, which SQL leaves open for both:
         # the same rows reaching the same sort (sorted_rows.py: a bag question, cheaper), or unsatisfiable
         # here, mean the same rows in the same blocks of tied positions on every database.
-        if _same_rows_sorted_alike(gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys):
+        if sorted_alike is None and _same_rows_sorted_alike(
+            gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys
+        ):
             return done("verified", TIES_NOTE)
         status, found_beyond = beyond_ties()
         if status == "bounded":
@@ -160,17 +191,14 @@ def _check_pair(
             return done("verified", TIES_NOTE)
         if status == "sat":
             payload = found_beyond  # a database where they differ in more than tie order
-    from sqltriage.core.verdicts.verify.counterexample import confirm
-
-    def confirmed_by_sqlite(tables: Any) -> Any:
-        return confirm(tables, gold_sql, pred_sql, db_path, mode, witness_root, exec_timeout, keys)
-
     confirmed = confirmed_by_sqlite(payload)
     if confirmed.path is None and untied is not None:
         # The difference may rest on how ties under ORDER BY (or a free choice) fall, which SQLite settles
         # the same way for both. The same rows reaching the same sort allow the same answers (sorted_rows.py);
         # else ask again for a database without ties.
-        if _same_rows_sorted_alike(gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys):
+        if sorted_alike is None and _same_rows_sorted_alike(
+            gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys
+        ):
             return done("verified", TIES_NOTE)
         status, payload = untied()
         if status == "bounded":
@@ -185,6 +213,19 @@ def _check_pair(
     if confirmed.path is None:
         return done("unknown", confirmed.note)
     return done("refuted", None, confirmed.path, confirmed.rows)
+
+
+def _cuts(gold_sql: str) -> bool:
+    """Whether the gold's outermost query has a LIMIT or OFFSET."""
+    import sqlglot
+
+    from sqltriage.core.verdicts.exec_compare import spider_sql
+
+    try:
+        tree = sqlglot.parse_one(spider_sql(gold_sql), read="sqlite")
+    except Exception:  # unreadable: take it as cut, the stricter reading
+        return True
+    return bool(tree.args.get("limit") or tree.args.get("offset"))
 
 
 def _same_rows_sorted_alike(
@@ -238,7 +279,7 @@ def _solve(
     import z3
     from sqlglot.errors import SqlglotError
 
-    from sqltriage.core.verdicts.exec_compare import order_matters, spider_sql
+    from sqltriage.core.verdicts.exec_compare import spider_sql
     from sqltriage.core.verdicts.verify import symbolic
     from sqltriage.core.verdicts.verify.encode import Encoder, Timeout
     from sqltriage.core.verdicts.verify.results import differ, differ_beyond_ties, tie_blind
