@@ -97,7 +97,7 @@ def _add_verify_options(p: argparse.ArgumentParser, *, bound: bool = True) -> No
             type=int,
             default=None,
             metavar="N",
-            help="rows per table for --verify (default 3)",
+            help="rows per table for --verify (default 2, raised for a count or LIMIT that needs more, up to 4)",
         )
         p.add_argument(
             "--verify-timeout",

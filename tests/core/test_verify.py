@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("z3")
 
-from sqltriage.core.verdicts.verify import check_pair
+from sqltriage.core.verdicts.verify import DEFAULT_BOUND, check_pair
 
 SCHEMA = """
 CREATE TABLE dept (id INTEGER PRIMARY KEY, name TEXT NOT NULL, budget REAL);
@@ -145,7 +145,7 @@ def _separates(path: Path, gold: str, pred: str) -> bool:
 def test_equivalent_rewrites_are_verified(db: Path, witnesses: Path, gold: str, pred: str) -> None:
     v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
     assert (v.status, v.note) == ("verified", None)
-    assert v.bound == 3 and v.witness is None
+    assert v.bound >= DEFAULT_BOUND and v.witness is None
 
 
 @pytest.mark.parametrize(("gold", "pred"), NOT_EQUIVALENT, ids=range(len(NOT_EQUIVALENT)))
@@ -278,8 +278,8 @@ def test_outside_the_fragment_is_unknown_with_the_construct(db: Path, pred: str,
 
 
 def test_an_exploding_encoding_is_unknown_not_a_crash(db: Path) -> None:
-    joins = " JOIN ".join(f"emp AS e{i}" for i in range(9))  # 3^9 joined rows at the bound
-    v = check_pair("SELECT count(*) FROM emp", f"SELECT count(*) FROM {joins}", db)
+    joins = " JOIN ".join(f"emp AS e{i}" for i in range(9))  # 3^9 joined rows at 3 rows per table
+    v = check_pair("SELECT count(*) FROM emp", f"SELECT count(*) FROM {joins}", db, bound=3)
     assert v.status == "unknown" and v.note.startswith("encoding too large")
 
 
@@ -378,7 +378,8 @@ def test_a_proof_on_smaller_databases_after_the_full_bound_ran_out_is_not_verifi
     db: Path, witnesses: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`HAVING count(DISTINCT name) >= 3` is never true on 2 rows per table: both sides are empty there, so a
-    proof at 2 rows says nothing of a difference that needs 3. The full bound is given no time here."""
+    proof at 2 rows says nothing of a difference that needs more. The count raises the bound to 4 rows per
+    table; that bound is given no time here."""
     from sqltriage.core.verdicts.verify import check
 
     gold = "SELECT dept_id FROM emp GROUP BY dept_id HAVING count(*) >= 3"
@@ -386,8 +387,8 @@ def test_a_proof_on_smaller_databases_after_the_full_bound_ran_out_is_not_verifi
     assert check_pair(gold, pred, db, witness_root=witnesses, timeout=20).status == "refuted"
     monkeypatch.setattr(check, "FULL_BOUND_SHARE", 0.0)
     v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)
-    assert (v.status, v.bound) == ("unknown", 3)
-    assert v.note == "timeout at 3 rows per table (the same up to 2)"
+    assert (v.status, v.bound) == ("unknown", 4)
+    assert v.note == "timeout at 4 rows per table (the same up to 2)"
     refuted = check_pair("SELECT count(*) FROM emp", "SELECT count(age) FROM emp", db, witness_root=witnesses)
     assert (refuted.status, refuted.bound) == ("refuted", 2)  # a refutation on smaller databases stands
 
@@ -433,15 +434,15 @@ def test_the_integer_code_keeps_order_and_constants_both_ways() -> None:
 @pytest.mark.parametrize(
     ("gold", "pred", "note"),
     [
-        (  # equal on every group of up to 3 rows, different on a group of 10
+        (  # equal on every group of up to 4 rows (the most a count raises the bound to), not on 10
             "SELECT dept_id FROM emp GROUP BY dept_id HAVING count(*) > 10",
             "SELECT dept_id FROM emp GROUP BY dept_id HAVING count(*) >= 10",
-            "a count compared with 10 needs more than 3 rows per table",
+            f"a count compared with 10 needs more than {DEFAULT_BOUND} rows per table",
         ),
-        (  # no table of 3 rows is cut by LIMIT 5
+        (  # no table of 4 rows is cut by LIMIT 5
             "SELECT name FROM emp ORDER BY age LIMIT 5",
             "SELECT name FROM emp ORDER BY age",
-            "LIMIT 5 needs more than 3 rows per table",
+            f"LIMIT 5 needs more than {DEFAULT_BOUND} rows per table",
         ),
     ],
     ids=["having-count", "limit"],
@@ -455,3 +456,33 @@ def test_a_proof_on_databases_too_small_to_tell_is_not_verified(
     v = check_pair(gold, pred, db, witness_root=witnesses, timeout=60, bound=11 if "10" in note else 6)
     assert v.status == "refuted", v
     assert _separates(v.witness, gold, pred)
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred", "bound"),
+    [
+        (
+            "SELECT dept_id FROM emp GROUP BY dept_id HAVING count(*) > 2",
+            "SELECT dept_id FROM emp GROUP BY dept_id HAVING count(*) >= 2",
+            3,
+        ),
+        ("SELECT name FROM emp ORDER BY age, id LIMIT 3", "SELECT name FROM emp ORDER BY age, id", 4),
+    ],
+    ids=["having-count", "limit"],
+)
+def test_a_count_or_cut_raises_the_bound_to_what_tells_them_apart(
+    db: Path, witnesses: Path, gold: str, pred: str, bound: int
+) -> None:
+    """At the default bound neither difference can show; the bound is raised to one row more than the
+    count's constant or the LIMIT, and the difference is found there (re-run in SQLite)."""
+    assert bound > DEFAULT_BOUND
+    v = check_pair(gold, pred, db, witness_root=witnesses, timeout=60)
+    assert (v.status, v.bound) == ("refuted", bound), v
+    assert _separates(v.witness, gold, pred)
+    same = (
+        gold.replace("count(*) > 2", "2 < count(*)")
+        if "count" in gold
+        else gold.replace("LIMIT 3", "LIMIT 3 OFFSET 0")
+    )
+    verified = check_pair(gold, same, db, witness_root=witnesses, timeout=60)
+    assert (verified.status, verified.bound) == ("verified", bound), verified

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from sqltriage.core.verdicts.verify import DEFAULT_BOUND
 from sqltriage.samples import SAMPLE_DIR
 from sqltriage.tui.cli import main
 
@@ -50,7 +51,7 @@ def test_eval_verify_stores_verdicts_and_shows_a_refutation_as_the_witness(
     )
     captured = capsys.readouterr()
     doc = json.loads(captured.out)
-    assert doc["run"]["verify"] is True and doc["run"]["verify_bound"] == 3
+    assert doc["run"]["verify"] is True and doc["run"]["verify_bound"] == DEFAULT_BOUND
     assert "1 verified, 1 refuted, 1 unknown" in captured.err
     m = doc["models"][0]
     assert m["ex"] == 1.0 and m["equivalence_n"] == 3 and m["refuted"] == 1
@@ -69,11 +70,11 @@ def test_eval_verify_stores_verdicts_and_shows_a_refutation_as_the_witness(
         "FROM results ORDER BY idx"
     ).fetchall()
     conn.close()
-    assert rows[0] == ("verified", 3, None, None, None, None)
+    assert rows[0] == ("verified", DEFAULT_BOUND, None, None, None, None)
     status, bound, note, witness, witness_rows, ex_ts = rows[1]
     assert (status, bound, note, ex_ts) == (
         "refuted",
-        3,
+        DEFAULT_BOUND,
         None,
         None,
     )  # no neighbours asked: ex_ts stays empty
@@ -106,7 +107,7 @@ def test_diff_verify_reports_the_verdict_and_its_database(capsys: pytest.Capture
     assert main(["diff", gold, pred, "--db", str(LIBRARY), "--verify", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["execution"]["ex_spider"] == 1
-    assert doc["equivalence"]["status"] == "refuted" and doc["equivalence"]["bound"] == 3
+    assert doc["equivalence"]["status"] == "refuted" and doc["equivalence"]["bound"] == DEFAULT_BOUND
     assert doc["witness"]["gold"]["rows"] != doc["witness"]["pred"]["rows"]
     assert main(["diff", *PAIRS[0], "--db", str(LIBRARY), "--verify", "--verify-bound", "2"]) == 0
     assert "Equivalence up to 2 rows per table: verified" in capsys.readouterr().out
@@ -145,7 +146,9 @@ def test_a_row_a_neighbour_refuted_is_refuted_with_its_witness_without_solving(
         assert (status, bound, note) == ("refuted", None, BY_A_NEIGHBOUR)
         assert Path(witness).is_file()
     solved = [r for r in rows if r[1] == 1]
-    assert solved and all(r[3] == "verified" and r[4] == 3 and r[5] != BY_A_NEIGHBOUR for r in solved)
+    assert solved and all(
+        r[3] == "verified" and r[4] == DEFAULT_BOUND and r[5] != BY_A_NEIGHBOUR for r in solved
+    )
 
 
 def test_the_facet_tells_a_verdict_up_to_tie_order_from_a_plain_one() -> None:

@@ -73,7 +73,8 @@ def _verify_line(frame: Any, options: Any) -> str:
         return "equivalence: no EX pass to check"
     counts = dict(frame.group_by("equivalence").len().iter_rows())
     line = (
-        f"equivalence up to {options.verify_bound} rows per table: {counts.get('verified', 0)} verified, "
+        f"equivalence up to {options.verify_bound} rows per table (more where a count or LIMIT needs them): "
+        f"{counts.get('verified', 0)} verified, "
         f"{counts.get('refuted', 0)} refuted, {counts.get('unknown', 0)} unknown"
     )
     notes = (

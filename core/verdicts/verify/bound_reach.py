@@ -32,6 +32,25 @@ def beyond_bound(trees: list[Any], bound: int) -> str | None:
     return None
 
 
+def bound_needed(trees: list[Any]) -> int:
+    """The fewest rows per table at which the counts and cuts of these queries can be told apart: one more
+    than the largest LIMIT, OFFSET or number a count is compared with (1 when there is none)."""
+    from sqlglot import exp
+
+    need = 1
+    for tree in trees:
+        for node in tree.find_all(exp.Limit, exp.Offset):
+            n = _number(node.expression)
+            if n is not None and n >= 0:
+                need = max(need, int(n) + 1)
+        for node in tree.find_all(*(getattr(exp, name) for name in _COMPARISONS)):
+            for count, other in ((node.this, node.expression), (node.expression, node.this)):
+                n = _number(other)
+                if n is not None and n >= 0 and _counts(count):
+                    need = max(need, int(n) + 1)
+    return need
+
+
 def _counts(node: Any) -> bool:
     """A COUNT, or arithmetic over one (count(*) + 1, 2 * count(x))."""
     from sqlglot import exp

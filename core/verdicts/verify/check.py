@@ -25,9 +25,11 @@ from sqltriage.core.verdicts.verify.practice import NONE, Practice, practice_of
 
 # What a verdict depends on beyond the bound, the time limit and z3's version: a stored verdict of an
 # earlier encoding is solved again (2: the keys kept in practice, practice.py; 3: the same rows sorted alike
-# asked first, pairs differing only in inner-join order, a gold's refutations reused).
+# asked first, pairs differing only in inner-join order, a gold's refutations reused, the bound raised for
+# counts and cuts).
 ENCODING_VERSION = 3
-DEFAULT_BOUND = 3  # rows per table
+DEFAULT_BOUND = 2  # rows per table, raised for the counts and cuts that need more (docs/verification.md: why)
+RAISED_BOUND_MAX = 4  # the most rows per table a pair's counts and cuts raise the bound to
 DEFAULT_TIMEOUT = 1.5  # seconds per pair, encoding and solving together (docs/verification.md: why)
 MODES = ("spider", "bird")
 FALLBACK_BOUND = 2  # rows per table tried when the full bound times out
@@ -114,6 +116,7 @@ def _check_pair(
     exec_timeout: float,
 ) -> Verdict:
     start = time.monotonic()
+    bound = _bound_for(gold_sql, pred_sql, mode, bound)
     full = bound
 
     def done(
@@ -158,7 +161,7 @@ def _check_pair(
             return done("verified", TIES_NOTE)
     # The full bound gets most of the time; when it runs out, a smaller bound (down to 2 rows per table)
     # gets the rest: a refutation there stands (with its smaller database); a proof does not.
-    bounds = list(range(bound, min(bound, FALLBACK_BOUND) - 1, -1))
+    bounds = [bound, FALLBACK_BOUND] if bound > FALLBACK_BOUND else [bound]
     for i, n in enumerate(bounds):
         last = i == len(bounds) - 1
         deadline = start + (timeout if last else timeout * FULL_BOUND_SHARE)
@@ -213,6 +216,23 @@ def _check_pair(
     if confirmed.path is None:
         return done("unknown", confirmed.note)
     return done("refuted", None, confirmed.path, confirmed.rows)
+
+
+def _bound_for(gold_sql: str, pred_sql: str, mode: str, bound: int) -> int:
+    """`bound`, raised to what the pair's counts and cuts need to be told apart (bound_reach.py) when that
+    is at most RAISED_BOUND_MAX rows per table: `HAVING count(*) > 2` is solved on 3 rows per table, not left
+    `unknown` at 2. Beyond that the pair stays at `bound`, where the proof is `unknown` with its reason."""
+    import sqlglot
+
+    from sqltriage.core.verdicts.exec_compare import spider_sql
+    from sqltriage.core.verdicts.verify.bound_reach import bound_needed
+
+    try:
+        texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
+        need = bound_needed([sqlglot.parse_one(t, read="sqlite") for t in texts])
+    except Exception:  # unreadable: the solver's own parse reports it
+        return bound
+    return need if bound < need <= max(bound, RAISED_BOUND_MAX) else bound
 
 
 def _cuts(gold_sql: str) -> bool:
