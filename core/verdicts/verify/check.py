@@ -222,19 +222,25 @@ def _bound_for(gold_sql: str, pred_sql: str, mode: str, bound: int) -> int:
     """`bound`, raised to what the pair's counts and cuts need to be told apart (bound_reach.py) when that
     is at most RAISED_BOUND_MAX rows per table: `HAVING count(*) > 2` is solved on 3 rows per table, not left
     `unknown` at 2. Beyond that the pair stays at `bound`, where the proof is `unknown` with its reason."""
+    need = max(_rows_needed(gold_sql, mode), _rows_needed(pred_sql, mode))
+    return need if bound < need <= max(bound, RAISED_BOUND_MAX) else bound
+
+
+@functools.lru_cache(maxsize=4096)
+def _rows_needed(sql: str, mode: str) -> int:
+    """Per query text: a gold is met once per model."""
     import sqlglot
 
     from sqltriage.core.verdicts.exec_compare import spider_sql
     from sqltriage.core.verdicts.verify.bound_reach import bound_needed
 
     try:
-        texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
-        need = bound_needed([sqlglot.parse_one(t, read="sqlite") for t in texts])
+        return bound_needed([sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")])
     except Exception:  # unreadable: the solver's own parse reports it
-        return bound
-    return need if bound < need <= max(bound, RAISED_BOUND_MAX) else bound
+        return 1
 
 
+@functools.lru_cache(maxsize=1024)
 def _cuts(gold_sql: str) -> bool:
     """Whether the gold's outermost query has a LIMIT or OFFSET."""
     import sqlglot
@@ -497,12 +503,12 @@ def canonical(sql: str, mode: str = "spider", columns: frozenset | None = None) 
 def _canonical(tree: Any, any_column_order: bool = False, columns: frozenset | None = None) -> str:
     """The query with what cannot change SQLite's plan written one way: identifier case and quotes, table
     aliases (and the table's name on a column of a one-table query), output names, an ORDER BY on a select
-    alias, ASC, a double-quoted string; with `any_column_order`, the select list in sorted order."""
+    alias, ASC, a double-quoted string; with `any_column_order`, the select list in sorted order. `tree` is
+    rewritten in place (every caller parses its own): copying it cost as much as parsing."""
     from collections import Counter
 
     from sqlglot import exp
 
-    tree = tree.copy()
     for c in list(tree.find_all(exp.Column)):  # "Asia": a string to SQLite when it names no column
         if not c.table and c.this.args.get("quoted") and c.parent_select is not None:
             known = columns is not None and c.name.lower() not in columns
