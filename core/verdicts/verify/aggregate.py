@@ -177,17 +177,20 @@ def dedupe(rows: list[tuple[Any, tuple[Val, ...]]]) -> list[tuple[Any, tuple[Val
 
 def ranks(enc: Encoder, rows: list[tuple[Any, tuple]], keys: list | None) -> list[Any]:
     """A position per present row: 0 … count−1, all different, following the sort keys (ties free)."""
-    count = z3.Sum(*[s.one_if(c) for c, _ in rows]) if rows else z3.IntVal(0)
+    count = s.count_of([c for c, _ in rows])
     out = [z3.Int(enc.name("rank")) for _ in rows]
+    zero = z3.IntVal(0)
     for i, (ci, _) in enumerate(rows):
-        enc.facts.append(s.implies(ci, s.and_(out[i] >= 0, out[i] < count)))
+        enc.facts.append(
+            s.implies(ci, s.and_(s.relation(">=", out[i], zero), s.relation("<", out[i], count)))
+        )
         for j in range(i + 1, len(rows)):
             cj = rows[j][0]
-            enc.facts.append(s.implies(s.and_(ci, cj), out[i] != out[j]))
+            enc.facts.append(s.implies(s.and_(ci, cj), s.relation("!=", out[i], out[j])))
             if keys is not None:
                 first, second = _sorts_before(keys[i], keys[j]), _sorts_before(keys[j], keys[i])
-                enc.facts.append(s.implies(s.and_(ci, cj, first), out[i] < out[j]))
-                enc.facts.append(s.implies(s.and_(ci, cj, second), out[j] < out[i]))
+                enc.facts.append(s.implies(s.and_(ci, cj, first), s.relation("<", out[i], out[j])))
+                enc.facts.append(s.implies(s.and_(ci, cj, second), s.relation("<", out[j], out[i])))
                 enc.ties.append(s.and_(ci, cj, s.not_(first), s.not_(second)))
     return out
 
@@ -197,7 +200,7 @@ def sort_blocks(rows: list[tuple[Any, tuple]], keys: list | None) -> list[tuple[
     with it, itself included). Any order of the rows within their blocks is one SQL allows, so two ordered
     results with the same bag of (row, block) admit the same lists: they differ at most in how ties fall.
     Without keys (no ORDER BY) every row shares one block."""
-    count = z3.Sum(*[s.one_if(c) for c, _ in rows]) if rows else z3.IntVal(0)
+    count = s.count_of([c for c, _ in rows])
     if keys is None:
         return [(z3.IntVal(0), count) for _ in rows]
     out = []
@@ -285,7 +288,7 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
             raise Unsupported("COUNT(DISTINCT) of several columns")
         arg = arg.expressions[0]
     if isinstance(e, exp.Count) and isinstance(arg, exp.Star):
-        return Val("int", z3.Sum(*[s.one_if(c) for c, _ in ctx.group]), s.FALSE)
+        return Val("int", s.count_of([c for c, _ in ctx.group]), s.FALSE)
     vals = [(c, enc.value(arg, Ctx(env, aliases=dict(ctx.aliases), outer_depth=1))) for c, env in ctx.group]
     counted = [s.and_(c, s.not_(v.null)) for c, v in vals]
     if distinct:
@@ -298,7 +301,7 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
     none = s.not_(s.or_(*counted))
     kinds = {v.kind for _, v in vals} - {"null"}
     if isinstance(e, exp.Count):
-        return Val("int", z3.Sum(*[s.one_if(k) for k in counted]), s.FALSE)
+        return Val("int", s.count_of(list(counted)), s.FALSE)
     if not kinds:
         return s.NULL
     if len(kinds) > 1 and not kinds <= {"int", "real"}:
@@ -325,7 +328,7 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
     if isinstance(e, exp.Sum):
         return Val(kind, total, none)
     if isinstance(e, exp.Avg):
-        n = z3.Sum(*[s.one_if(k) for k in counted])
+        n = s.count_of(list(counted))
         real_total = z3.ToReal(total) if kind == "int" else total
         return Val("real", z3.If(none, z3.RealVal(0), real_total / z3.ToReal(n)), none)
     raise Unsupported(type(e).__name__.upper())

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import z3
-
 from sqltriage.core.verdicts.verify import symbolic as s
 
 if TYPE_CHECKING:
@@ -113,11 +111,11 @@ def _bags_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
 
 
 def _size(rel: Rel) -> Any:
-    return z3.Sum(*[s.one_if(c) for c, _ in rel.rows]) if rel.rows else z3.IntVal(0)
+    return s.count_of([c for c, _ in rel.rows])
 
 
 def _count(rel: Rel, v: tuple) -> Any:
-    return z3.Sum(*[s.one_if(s.and_(c, s.same_row(w, v))) for c, w in rel.rows]) if rel.rows else 0
+    return s.count_of([s.and_(c, s.same_row(w, v)) for c, w in rel.rows])
 
 
 def _missing(a: Rel, b: Rel) -> Any:
@@ -134,8 +132,8 @@ def _ordered_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
 
     g_ranks = gold.ranks if gold.ranks is not None else ranks(enc, gold.rows, None)
     p_ranks = pred.ranks if pred.ranks is not None else ranks(enc, pred.rows, None)
-    n_gold = z3.Sum(*[s.one_if(c) for c, _ in gold.rows]) if gold.rows else z3.IntVal(0)
-    n_pred = z3.Sum(*[s.one_if(c) for c, _ in pred.rows]) if pred.rows else z3.IntVal(0)
+    n_gold = s.count_of([c for c, _ in gold.rows])
+    n_pred = s.count_of([c for c, _ in pred.rows])
     clash = [
         s.and_(cg, cp, rg == rp, s.not_(s.same_row(vg, vp)))
         for (cg, vg), rg in zip(gold.rows, g_ranks, strict=True)

@@ -136,6 +136,20 @@ def one_if(c: Any) -> Any:
 _ONE, _ZERO = z3.IntVal(1), z3.IntVal(0)
 
 
+def count_of(conds: list[Any]) -> Any:
+    """How many of `conds` hold (an Int term): z3.Sum checks and coerces every term in Python."""
+    if not conds:
+        return _ZERO
+    terms = [one_if(c) for c in conds]
+    if len(terms) == 1:
+        return terms[0]
+    ctx = terms[0].ctx
+    arr = (z3.Ast * len(terms))()
+    for i, t in enumerate(terms):
+        arr[i] = t.as_ast()
+    return z3.ArithRef(z3.Z3_mk_add(ctx.ref(), len(terms), arr), ctx)
+
+
 def null_of(v: Val) -> Val:
     """A NULL of `v`'s sort (a LEFT JOIN's padding)."""
     return Val(v.kind, v.v, TRUE) if v.kind != "null" else NULL
