@@ -104,7 +104,7 @@ def _head(e: exp.Expression) -> str:
     e = e.copy()
     for c in e.find_all(exp.Column):
         c.set("table", None)
-    return e.sql(dialect="sqlite").lower()
+    return e.sql(dialect="sqlite", copy=False).lower()
 
 
 def _fresh(ctx: Ctx) -> Ctx:

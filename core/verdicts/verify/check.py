@@ -555,12 +555,12 @@ def _canonical(tree: Any, any_column_order: bool = False, columns: frozenset | N
             o.set("desc", True if o.args.get("desc") else None)
         columns = [e.this if isinstance(e, exp.Alias) else e for e in select.expressions]
         if any_column_order and select is tree and not positional:
-            columns.sort(key=lambda e: e.sql(dialect="sqlite").lower())
+            columns.sort(key=lambda e: e.sql(dialect="sqlite", copy=False).lower())
         select.set("expressions", columns)
     for ident in tree.find_all(exp.Identifier):
         ident.set("this", ident.this.lower())
         ident.set("quoted", False)
-    return tree.sql(dialect="sqlite")
+    return tree.sql(dialect="sqlite", copy=False)  # sqlglot copies the tree to write it unless told not to
 
 
 def column_names(db_path: Path, extra_fks: tuple = ()) -> frozenset | None:

@@ -339,7 +339,7 @@ def _construct_name(e: exp.Expression) -> str:
     if isinstance(e, exp.Anonymous):
         return f"function {e.name.upper()}"
     if isinstance(e, exp.Func):
-        text = e.sql(dialect="sqlite")
+        text = e.sql(dialect="sqlite", copy=False)
         return (
             f"function {text.split('(', 1)[0].upper()}"
             if "(" in text

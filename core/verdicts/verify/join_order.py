@@ -69,7 +69,7 @@ def _joins_as_sets(sql: str, mode: str, tables: dict[str, Any]) -> tuple[str, bo
     for select in reversed(selects):  # inner queries first: a condition holding one is sorted by its text
         if select.args.get("joins"):
             _as_sets(select, tables)
-    return tree.sql(dialect="sqlite"), sorts
+    return tree.sql(dialect="sqlite", copy=False), sorts
 
 
 def _as_sets(select: Any, tables: dict[str, Any]) -> None:
@@ -106,7 +106,9 @@ def _as_sets(select: Any, tables: dict[str, Any]) -> None:
     where = select.args.get("where")
     if where is not None:
         conditions += _conjuncts(where.this)
-    written = sorted({_symmetric(c).sql(dialect="sqlite"): _symmetric(c) for c in conditions}.items())
+    written = sorted(
+        {_symmetric(c).sql(dialect="sqlite", copy=False): _symmetric(c) for c in conditions}.items()
+    )
     order = sorted(range(len(items)), key=lambda i: names[i])
     select.set("from_", exp.From(this=items[order[0]]))
     select.set("joins", [exp.Join(this=items[i]) for i in order[1:]])
@@ -129,7 +131,7 @@ def _symmetric(cond: Any) -> Any:
 
     if isinstance(cond, exp.EQ):
         left, right = cond.left, cond.right
-        if left.sql(dialect="sqlite") > right.sql(dialect="sqlite"):
+        if left.sql(dialect="sqlite", copy=False) > right.sql(dialect="sqlite", copy=False):
             return exp.EQ(this=right.copy(), expression=left.copy())
     return cond
 
@@ -146,7 +148,7 @@ def _bare_columns_determined(select: Any, tables: dict[str, Any]) -> None:
     group = select.args.get("group")
     if not aggregates and group is None:
         return
-    grouped = {e.sql(dialect="sqlite") for e in group.expressions} if group is not None else set()
+    grouped = {e.sql(dialect="sqlite", copy=False) for e in group.expressions} if group is not None else set()
     grouped_columns = {
         (e.table.lower(), e.name.lower())
         for e in (group.expressions if group else [])
@@ -159,8 +161,8 @@ def _bare_columns_determined(select: Any, tables: dict[str, Any]) -> None:
             continue
         if c.find_ancestor(exp.Join) is not None:
             continue
-        if c.sql(dialect="sqlite") in grouped or any(
-            p.sql(dialect="sqlite") in grouped for p in _enclosing(c, select)
+        if c.sql(dialect="sqlite", copy=False) in grouped or any(
+            p.sql(dialect="sqlite", copy=False) in grouped for p in _enclosing(c, select)
         ):
             continue
         table = c.table.lower()

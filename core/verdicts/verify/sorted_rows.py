@@ -46,7 +46,9 @@ def sorted_rows_pair(
     if any(isinstance(o.this, exp.Literal) for k in keys for o in k):
         return None  # ORDER BY 2: a position, not a value
     for arg in ("limit", "offset"):
-        written = [t.args.get(arg).sql(dialect="sqlite") if t.args.get(arg) else "" for t in trees]
+        written = [
+            t.args.get(arg).sql(dialect="sqlite", copy=False) if t.args.get(arg) else "" for t in trees
+        ]
         if written[0] != written[1]:
             return None
     out = []
@@ -55,7 +57,7 @@ def sorted_rows_pair(
         rows.set("expressions", [*(e.copy() for e in tree.expressions), *(o.this.copy() for o in own)])
         for arg in ("order", "limit", "offset"):
             rows.set(arg, None)
-        out.append(rows.sql(dialect="sqlite"))
+        out.append(rows.sql(dialect="sqlite", copy=False))
     return out[0], out[1]
 
 
