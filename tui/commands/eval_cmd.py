@@ -170,7 +170,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         err.print(
             "[dim]equivalence is off (a run with --verify is remembered; --no-verify turns it off): add --verify to check each EX pass against the gold on every database "
-            "of up to 3 rows per table (see docs/verification.md)[/]"
+            "of up to 2 rows per table, more where a count or LIMIT needs them (see docs/verification.md)[/]"
         )
     report["workspace"] = str(path)
     report["ex_mode"] = "spider"
