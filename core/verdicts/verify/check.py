@@ -268,14 +268,14 @@ def _same_rows_sorted_alike(
 
 
 def _join_order_alike(gold_sql: str, pred_sql: str, db_path: Path, mode: str, keys: tuple) -> bool:
-    from sqltriage.core.verdicts.verify.join_order import EXACT, join_order_alike
+    from sqltriage.core.verdicts.verify.join_order import same_up_to_join_order
     from sqltriage.core.verdicts.verify.tables import db_info
 
     try:
         tables = db_info(Path(db_path), tuple(keys[0]), keys[1] or NONE)
     except Exception:  # unreadable here: the solver's own reading reports it
         return False
-    return join_order_alike(gold_sql, pred_sql, mode, tables) == EXACT
+    return same_up_to_join_order(gold_sql, pred_sql, mode, tables)
 
 
 def outside_fragment(

@@ -5,13 +5,11 @@ every database, of any size: an inner join is commutative and associative, and a
 its ON as in the WHERE. What SQLite may do differently with the other order is only the order in which rows
 come out, and which row of a group a bare column is read from. So after the query is written one way
 (`check._canonical`: case, aliases, output names), each SELECT's inner joins become one set of tables and
-one set of conditions; two queries equal in that form are
-
-- `EXACT` the same result on every database, when nothing in them depends on row order: no ORDER BY but an
-  outermost one the EX comparison ignores (the gold does not sort, or sets are compared), no LIMIT or OFFSET,
-  no bare column a group's key does not determine, no aggregate whose value follows row order;
-- `TIES` the same rows, listed alike up to how ties under the outermost ORDER BY fall, when that ORDER BY is
-  compared (and there is no LIMIT: a cut through tied rows changes *which* rows come back, left to the solver).
+one set of conditions. Two queries equal in that form return the same result on every database when
+nothing in them depends on row order: no ORDER BY but an outermost one the EX comparison ignores (the gold
+does not sort, or sets are compared), no LIMIT or OFFSET, no bare column a group's key does not determine, no
+aggregate whose value follows row order. (A sorted pair is handed here as the bag of rows that reaches its
+sort, sorted_rows.py: the question of its ties stays with the solver.)
 
 Anything else (a LEFT JOIN, USING, a table read twice, `SELECT *`, a column this module cannot place in one
 table, a function outside the plain deterministic ones) is not decided here: the solver takes the pair.
@@ -21,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any
 
-EXACT, TIES = "exact", "ties"
 _ORDER_FREE_AGGREGATES = ("Count", "Sum", "Avg", "Min", "Max")
 
 
@@ -29,21 +26,15 @@ class _NotShown(Exception):
     """The pair is not shown equal here (not: shown different)."""
 
 
-def join_order_alike(gold_sql: str, pred_sql: str, mode: str, tables: dict[str, Any]) -> str | None:
-    """EXACT, TIES or None. `tables`: the database's tables by lower-case name, each `(TableInfo, columns)`
-    as tables.db_info gives them (their column names and keys)."""
-    forms = []
+def same_up_to_join_order(gold_sql: str, pred_sql: str, mode: str, tables: dict[str, Any]) -> bool:
+    """Whether the two return the same result on every database, told from their inner joins alone.
+    `tables`: the database's tables by lower-case name, each `(TableInfo, columns)` as tables.db_info gives
+    them (their column names and keys)."""
     try:
-        for sql in (gold_sql, pred_sql):
-            forms.append(_joins_as_sets(sql, mode, tables))
-    except _NotShown:
-        return None
-    except Exception:  # what sqlglot cannot read or write is not recognised
-        return None
-    (gold, gold_sorts), (pred, _) = forms
-    if gold != pred:
-        return None
-    return TIES if mode == "spider" and gold_sorts else EXACT
+        (gold, gold_sorts), (pred, _) = (_joins_as_sets(sql, mode, tables) for sql in (gold_sql, pred_sql))
+    except Exception:  # _NotShown, or what sqlglot cannot read or write: not recognised
+        return False
+    return gold == pred and not (mode == "spider" and gold_sorts)
 
 
 def _joins_as_sets(sql: str, mode: str, tables: dict[str, Any]) -> tuple[str, bool]:
@@ -59,9 +50,7 @@ def _joins_as_sets(sql: str, mode: str, tables: dict[str, Any]) -> tuple[str, bo
     parsed = sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")
     tree = sqlglot.parse_one(_canonical(parsed, mode == "spider", columns), read="sqlite")
     if any(tree.find_all(exp.Window, exp.Rand, exp.Anonymous, exp.GroupConcat, exp.Limit, exp.Offset)):
-        raise _NotShown("row order or chance decides")
-    if tree.args.get("limit") or tree.args.get("offset"):
-        raise _NotShown("a cut")
+        raise _NotShown("row order, a cut or chance decides")
     sorts = tree.args.get("order") is not None
     if any(o is not tree.args.get("order") for o in tree.find_all(exp.Order)):
         raise _NotShown("an inner ORDER BY")

@@ -97,12 +97,13 @@ def implies(a: Any, b: Any) -> Any:
     return or_(not_(a), b)
 
 
-def _mk(f: Any, xs: list[Any]) -> Any:
+def _mk(f: Any, xs: list[Any], ref: Any = z3.BoolRef) -> Any:
+    """`f` (an n-ary Z3_mk_* of the C API) over `xs`, wrapped as `ref`."""
     ctx = xs[0].ctx
     arr = (z3.Ast * len(xs))()
     for i, x in enumerate(xs):
         arr[i] = x.as_ast()
-    return z3.BoolRef(f(ctx.ref(), len(xs), arr), ctx)
+    return ref(f(ctx.ref(), len(xs), arr), ctx)
 
 
 _RELATION = {
@@ -141,13 +142,7 @@ def count_of(conds: list[Any]) -> Any:
     if not conds:
         return _ZERO
     terms = [one_if(c) for c in conds]
-    if len(terms) == 1:
-        return terms[0]
-    ctx = terms[0].ctx
-    arr = (z3.Ast * len(terms))()
-    for i, t in enumerate(terms):
-        arr[i] = t.as_ast()
-    return z3.ArithRef(z3.Z3_mk_add(ctx.ref(), len(terms), arr), ctx)
+    return terms[0] if len(terms) == 1 else _mk(z3.Z3_mk_add, terms, z3.ArithRef)
 
 
 def null_of(v: Val) -> Val:
