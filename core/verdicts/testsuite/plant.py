@@ -78,6 +78,7 @@ class Planter:
         self.referenced = {(p.lower(), c.lower()) for p, c in self.parents.values()}
         self._cache: dict[tuple[str, str], list] = {}
         self._sets: dict[tuple[str, str], set] = {}
+        self._pools: dict[tuple, tuple[dict, list, list]] = {}
 
     # ------------------------------------------------------------- public
 
@@ -204,23 +205,26 @@ class Planter:
         if any(c.op == IS_NULL for c in conds):
             ok = len(cls) == 1 and all(self._nullable(shape, m) for m in cls) and _accepts(None, conds)
             return ok, None
-        pool: list = []
-        for t, c in refs:
-            gen = self.gens.get((t.lower(), c.lower()))
-            if gen is not None:
-                pool += gen.domain if gen.domain is not None else gen.both
+        pool, fitting, admitted_pool = self._pool(refs)
         constants = _constants(conds, self._gen(refs[0]), rng)
-        candidates = [v for v in dict.fromkeys(pool + constants) if v is not None and _accepts(v, conds)]
-        candidates = [v for v in candidates if all(self._kind_fits(r, v) for r in refs)]
-        admitted = [v for v in candidates if all(self._admits(r, v) for r in refs)]
-        # the gold's own constants may go where the original's values do not (mine.py widens to them)
-        literal = [
-            v for c in conds if c.op in (EQ, IN, CMP) for v in (c.values[1:] if c.op == CMP else c.values)
-        ]
-        candidates = admitted or [v for v in candidates if v in literal]
+        # The pool's values first, then the constants it lacks, as one list without repeats: the order
+        # (and so the seeded choice) of each filtered list below is that of the pool followed by constants.
+        extra = [v for v in dict.fromkeys(constants) if v is not None and v not in pool]
+        extra = [v for v in extra if _accepts(v, conds) and all(self._kind_fits(r, v) for r in refs)]
+        admitted = [v for v in admitted_pool if _accepts(v, conds)] if conds else list(admitted_pool)
+        admitted += [v for v in extra if all(self._admits(r, v) for r in refs)]
+        candidates = admitted
+        if not admitted:
+            # the gold's own constants may go where the original's values do not (mine.py widens to them)
+            literal = [
+                v for c in conds if c.op in (EQ, IN, CMP) for v in (c.values[1:] if c.op == CMP else c.values)
+            ]
+            fits = [v for v in fitting if _accepts(v, conds)] + extra
+            candidates = [v for v in fits if v in literal]
         unique_refs = [r for r in refs if self._unique_ref(r)]
         if unique_refs:
-            free = [v for v in candidates if not any(v in self._set(r) for r in unique_refs)]
+            taken = [self._set(r) for r in unique_refs]
+            free = [v for v in candidates if not any(v in t for t in taken)]
             if free or not conds:
                 candidates = free
         if candidates:
@@ -235,6 +239,24 @@ class Planter:
             if attempt == 19 and gen is not None:
                 return True, gen.unique_fallback(self._set(refs[0]), rng.randint(1, 1000))
         return False, None
+
+    def _pool(self, refs: list[tuple[str, str]]) -> tuple[dict, list, list]:
+        """The values the class's columns draw from (without repeats or NULL), those of a kind every column
+        fits, and of these those every column's rule admits: the same for every combination planted on
+        these columns, and a rule's domain check is a scan of a list."""
+        key = tuple(refs)
+        if key not in self._pools:
+            pool: list = []
+            for t, c in refs:
+                gen = self.gens.get((t.lower(), c.lower()))
+                if gen is not None:
+                    pool += gen.domain if gen.domain is not None else gen.both
+            seen = dict.fromkeys(pool)
+            seen.pop(None, None)
+            fitting = [v for v in seen if all(self._kind_fits(r, v) for r in refs)]
+            admitted = [v for v in fitting if all(self._admits(r, v) for r in refs)]
+            self._pools[key] = (seen, fitting, admitted)
+        return self._pools[key]
 
     def _gen(self, ref: tuple[str, str]) -> ColumnValues | None:
         return self.gens.get((ref[0].lower(), ref[1].lower()))
