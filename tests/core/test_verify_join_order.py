@@ -174,3 +174,39 @@ def test_a_gold_s_refutation_is_tried_on_its_other_predictions(db: Path, tmp_pat
         neighbour_cache=cache,
     )
     assert right["equivalence"] == "verified"
+
+
+def test_another_gold_s_refutation_is_tried_only_where_it_filled_every_table_read(
+    db: Path, tmp_path: Path
+) -> None:
+    """A refutation of one question's prediction refutes a wrong prediction of another question of the same
+    database, under a time limit no solver meets, when its database was solved for every table the second
+    pair reads; not where it left a table empty that the original never leaves empty (SQLite would tell the
+    two apart there, on a database no neighbour is)."""
+    own = tmp_path / "concerts.sqlite"
+    own.write_bytes(db.read_bytes())  # a database of its own: no earlier test's refutations
+    row = {"ex_spider": 1, "ex_ts": None, "ts_witness": None}
+    cache = str(tmp_path / "cache")
+    first = verify_columns(
+        "SELECT count(*) FROM singer WHERE age > 25",
+        "SELECT count(*) FROM singer WHERE age >= 25",
+        own,
+        dict(row),
+        bound=3,
+        timeout=5.0,
+        neighbour_cache=cache,
+    )
+    assert first["equivalence"] == "refuted"
+    witness = Path(first["ts_witness"])
+    gold, wrong = "SELECT name FROM singer WHERE age > 25", "SELECT name FROM singer WHERE age >= 25"
+    other = verify_columns(gold, wrong, own, dict(row), bound=3, timeout=1e-4, neighbour_cache=cache)
+    assert (other["equivalence"], other["ts_witness"]) == ("refuted", str(witness))
+    assert compare(execute(witness, gold), execute(witness, wrong), "spider", order_matters=False) == 0
+
+    gold, same = "SELECT max(year) FROM concert", "SELECT year FROM concert ORDER BY year DESC LIMIT 1"
+    empty = compare(execute(witness, gold), execute(witness, same), "spider", order_matters=True)
+    assert empty == 0, "the witness has no concert: max() gives a NULL row, the sort none"
+    untried = verify_columns(gold, same, own, dict(row), bound=3, timeout=1e-4, neighbour_cache=cache)
+    assert (untried["equivalence"], untried["equivalence_note"]) == ("unknown", "timeout")
+    solved = verify_columns(gold, same, own, dict(row), bound=3, timeout=5.0, neighbour_cache=cache)
+    assert solved["equivalence"] == "verified"  # concert is never empty in practice

@@ -47,6 +47,7 @@ class Verdict:
     witness: Path | None = None  # the counterexample database of a refutation
     witness_rows: int | None = None
     seconds: float = 0.0
+    witness_tables: frozenset[str] = frozenset()  # the tables the witness's rows were solved for (lower case)
 
     def columns(self) -> dict[str, Any]:
         return {"equivalence": self.status, "equivalence_bound": self.bound, "equivalence_note": self.note}
@@ -120,14 +121,18 @@ def _check_pair(
     full = bound
 
     def done(
-        status: str, note: str | None = None, witness: Path | None = None, rows: int | None = None
+        status: str,
+        note: str | None = None,
+        witness: Path | None = None,
+        rows: int | None = None,
+        tables: frozenset[str] = frozenset(),
     ) -> Verdict:
         if status == "verified" and bound < full:
             # Proved only on smaller databases: a difference may need the rows the full bound allows (a
             # HAVING count(*) >= 3 is never true on 2 rows, so both sides are empty there). Not `verified`.
             status, note = "unknown", f"timeout at {full} rows per table (the same up to {bound})"
             return Verdict(status, full, note, None, None, time.monotonic() - start)
-        return Verdict(status, bound, note, witness, rows, time.monotonic() - start)
+        return Verdict(status, bound, note, witness, rows, time.monotonic() - start, tables)
 
     if solver_version() is None:
         return done("unknown", "the solver is not installed (pip install 'sqltriage[verify]')")
@@ -157,7 +162,7 @@ def _check_pair(
                 # A cut through tied rows: a database where SQLite keeps other rows for each refutes.
                 confirmed = confirmed_by_sqlite(strict[1])
                 if confirmed.path is not None:
-                    return done("refuted", None, confirmed.path, confirmed.rows)
+                    return done("refuted", None, confirmed.path, confirmed.rows, confirmed.tables)
             return done("verified", TIES_NOTE)
     # The full bound gets most of the time; when it runs out, a smaller bound (down to 2 rows per table)
     # gets the rest: a refutation there stands (with its smaller database); a proof does not.
@@ -215,7 +220,7 @@ def _check_pair(
         confirmed = confirmed_by_sqlite(payload)
     if confirmed.path is None:
         return done("unknown", confirmed.note)
-    return done("refuted", None, confirmed.path, confirmed.rows)
+    return done("refuted", None, confirmed.path, confirmed.rows, confirmed.tables)
 
 
 def _bound_for(gold_sql: str, pred_sql: str, mode: str, bound: int) -> int:
@@ -238,6 +243,22 @@ def _rows_needed(sql: str, mode: str) -> int:
         return bound_needed([sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")])
     except Exception:  # unreadable: the solver's own parse reports it
         return 1
+
+
+@functools.lru_cache(maxsize=4096)
+def tables_read(sql: str, mode: str) -> frozenset[str]:
+    """The tables the query reads (lower case), subqueries included; empty when sqlglot cannot read it."""
+    import sqlglot
+
+    from sqltriage.core.verdicts.exec_compare import spider_sql
+
+    try:
+        tree = sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")
+    except Exception:  # unreadable: nothing is known to be read
+        return frozenset()
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(sqlglot.exp.CTE)}
+    names = frozenset(t.name.lower() for t in tree.find_all(sqlglot.exp.Table))
+    return frozenset() if ctes & names or not names else names
 
 
 @functools.lru_cache(maxsize=1024)

@@ -23,6 +23,8 @@ _memo: OrderedDict[tuple, Any] = OrderedDict()
 # The latest refutations of each (gold, database, mode), tried on its other predictions before solving.
 _witnesses: OrderedDict[tuple, list[Any]] = OrderedDict()
 _WITNESSES_PER_GOLD = 4
+_WITNESSES_PER_DB = 8  # of the database's other golds, tried after the gold's own
+ANY_GOLD = "\0any gold"  # the key of a database's latest refutations, whatever their gold
 
 
 def _alike_key(
@@ -44,21 +46,46 @@ def _still_separates(verdict: Any, gold_sql: str, pred_sql: str, mode: str) -> b
 
 
 def _refuted_by_an_earlier_witness(gold_sql: str, pred_sql: str, db_path: str, mode: str) -> Any:
-    """A refutation of another prediction of this gold whose database also separates this one (re-run in
-    SQLite, as any counterexample is confirmed): wrong predictions of one question are often wrong the same
-    way, and two runs on a database of a few rows cost far less than solving."""
-    for verdict in _witnesses.get((gold_sql, db_path, mode), ()):
-        if _still_separates(verdict, gold_sql, pred_sql, mode):
-            return verdict
+    """A refutation whose database also separates this pair (re-run in SQLite, as any counterexample is
+    confirmed): first those of this gold's other predictions (wrong predictions of one question are often
+    wrong the same way), then the latest of the database's other golds, where the solver filled every table
+    this pair reads. Two runs on a database of a few rows cost far less than solving."""
+    tried: set = set()
+    read: frozenset[str] | None = None
+    for key in ((gold_sql, db_path, mode), (ANY_GOLD, db_path, mode)):
+        for verdict in _witnesses.get(key, ()):
+            if verdict.witness in tried:
+                continue
+            tried.add(verdict.witness)
+            if key[0] == ANY_GOLD:
+                # Another pair's database keeps the schema's and the mined constraints only in the tables
+                # solved for it; elsewhere it holds no row or its parents' fillers.
+                read = _tables_read(gold_sql, pred_sql, mode) if read is None else read
+                if not read or not read <= verdict.witness_tables:
+                    continue
+            if _still_separates(verdict, gold_sql, pred_sql, mode):
+                return verdict
     return None
 
 
+def _tables_read(gold_sql: str, pred_sql: str, mode: str) -> frozenset[str]:
+    """The tables either query reads (lower case); empty when either does not parse."""
+    from sqltriage.core.verdicts.verify.check import tables_read
+
+    gold, pred = tables_read(gold_sql, mode), tables_read(pred_sql, mode)
+    return gold | pred if gold and pred else frozenset()
+
+
 def _keep_witness(gold_sql: str, db_path: str, mode: str, verdict: Any) -> None:
-    kept = _witnesses.setdefault((gold_sql, db_path, mode), [])
-    _witnesses.move_to_end((gold_sql, db_path, mode))
-    if verdict not in kept:
-        kept.insert(0, verdict)
-        del kept[_WITNESSES_PER_GOLD:]
+    for key, size in (
+        ((gold_sql, db_path, mode), _WITNESSES_PER_GOLD),
+        ((ANY_GOLD, db_path, mode), _WITNESSES_PER_DB),
+    ):
+        kept = _witnesses.setdefault(key, [])
+        _witnesses.move_to_end(key)
+        if verdict not in kept:
+            kept.insert(0, verdict)
+            del kept[size:]
     while len(_witnesses) > _MEMO_SIZE:
         _witnesses.popitem(last=False)
 
@@ -109,6 +136,7 @@ def verify_columns(
             verdict = None
         if verdict is None:
             verdict = _refuted_by_an_earlier_witness(gold_sql, pred_sql, str(db_path), mode)
+        solved = verdict is None
         if verdict is None:
             verdict = check_pair(
                 gold_sql,
@@ -125,8 +153,8 @@ def verify_columns(
         for k in (key, alike):
             if k is not None:
                 _memo[k] = verdict
-        if verdict.status == "refuted" and verdict.witness is not None:
-            _keep_witness(gold_sql, str(db_path), mode, verdict)
+        if solved and verdict.status == "refuted" and verdict.witness is not None:
+            _keep_witness(gold_sql, str(db_path), mode, verdict)  # the solver's own: a reused one is kept
         while len(_memo) > _MEMO_SIZE:
             _memo.popitem(last=False)
     out.update(verdict.columns())

@@ -27,6 +27,9 @@ class Confirmed:
     path: Path | None  # the stored counterexample, None when it does not hold up
     rows: int = 0
     note: str | None = None
+    tables: frozenset[str] = (
+        frozenset()
+    )  # the tables the solver filled (lower case); the rest hold parents only
 
 
 def default_root() -> Path:
@@ -69,7 +72,7 @@ def confirm(
         if not final.is_file():
             work.chmod(0o444)  # evidence: nothing should change it
             os.replace(work, final)
-        return Confirmed(final, rows)
+        return Confirmed(final, rows, tables=frozenset(t.lower() for t in tables))
     finally:
         work.unlink(missing_ok=True)
 
