@@ -6,7 +6,8 @@ shown as a neighbour witness is: it fills `ts_witness` / `ts_witness_rows` when 
 row, and a row every neighbour passed (`ex_ts` = 1) gets `ex_ts` = 0. Models often predict the same text, or
 the same query spelled differently: a verdict is kept per process for the same (gold, prediction or its
 canonical form, database, bound, timeout, mode); a reused refutation's database is re-run on the prediction.
-The latest refutations of a gold are tried, the same way, on its other predictions before they are solved.
+The latest refutations of a gold are tried, the same way, on its other predictions before they are solved,
+and the database's latest on a pair the solver left `unknown`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _memo: OrderedDict[tuple, Any] = OrderedDict()
 # The latest refutations of each (gold, database, mode), tried on its other predictions before solving.
 _witnesses: OrderedDict[tuple, list[Any]] = OrderedDict()
 _WITNESSES_PER_GOLD = 4
-_WITNESSES_PER_DB = 8  # of the database's other golds, tried after the gold's own
+_WITNESSES_PER_DB = 8  # the database's latest, whatever their gold: tried on a pair left unknown
 ANY_GOLD = "\0any gold"  # the key of a database's latest refutations, whatever their gold
 
 
@@ -45,26 +46,24 @@ def _still_separates(verdict: Any, gold_sql: str, pred_sql: str, mode: str) -> b
     return verdict.witness is not None and separates(verdict.witness, gold_sql, pred_sql, mode)
 
 
-def _refuted_by_an_earlier_witness(gold_sql: str, pred_sql: str, db_path: str, mode: str) -> Any:
+def _refuted_by_an_earlier_witness(
+    gold_sql: str, pred_sql: str, db_path: str, mode: str, *, other_golds: bool = False
+) -> Any:
     """A refutation whose database also separates this pair (re-run in SQLite, as any counterexample is
-    confirmed): first those of this gold's other predictions (wrong predictions of one question are often
-    wrong the same way), then the latest of the database's other golds, where the solver filled every table
-    this pair reads. Two runs on a database of a few rows cost far less than solving."""
-    tried: set = set()
-    read: frozenset[str] | None = None
-    for key in ((gold_sql, db_path, mode), (ANY_GOLD, db_path, mode)):
-        for verdict in _witnesses.get(key, ()):
-            if verdict.witness in tried:
-                continue
-            tried.add(verdict.witness)
-            if key[0] == ANY_GOLD:
-                # Another pair's database keeps the schema's and the mined constraints only in the tables
-                # solved for it; elsewhere it holds no row or its parents' fillers.
-                read = _tables_read(gold_sql, pred_sql, mode) if read is None else read
-                if not read or not read <= verdict.witness_tables:
-                    continue
-            if _still_separates(verdict, gold_sql, pred_sql, mode):
-                return verdict
+    confirmed). Of this gold's other predictions, tried before solving: wrong predictions of one question
+    are often wrong the same way, and two runs on a database of a few rows cost far less than solving. With
+    `other_golds`, those of the database's other golds where the solver filled every table this pair reads,
+    tried on a pair the solver left `unknown` (before solving they cost the pairs it verifies more than
+    they save)."""
+    key = (ANY_GOLD if other_golds else gold_sql, db_path, mode)
+    read = _tables_read(gold_sql, pred_sql, mode) if other_golds else frozenset()
+    for verdict in _witnesses.get(key, ()):
+        # Another pair's database keeps the schema's and the mined constraints only in the tables solved
+        # for it; elsewhere it holds no row, or its parents' fillers.
+        if other_golds and not (read and read <= verdict.witness_tables):
+            continue
+        if _still_separates(verdict, gold_sql, pred_sql, mode):
+            return verdict
     return None
 
 
@@ -136,7 +135,6 @@ def verify_columns(
             verdict = None
         if verdict is None:
             verdict = _refuted_by_an_earlier_witness(gold_sql, pred_sql, str(db_path), mode)
-        solved = verdict is None
         if verdict is None:
             verdict = check_pair(
                 gold_sql,
@@ -150,11 +148,16 @@ def verify_columns(
                 golds=golds,
                 witness_root=witness_root(neighbour_cache),
             )
+            if verdict.status == "unknown":
+                reused = _refuted_by_an_earlier_witness(
+                    gold_sql, pred_sql, str(db_path), mode, other_golds=True
+                )
+                verdict = verdict if reused is None else reused
         for k in (key, alike):
             if k is not None:
                 _memo[k] = verdict
-        if solved and verdict.status == "refuted" and verdict.witness is not None:
-            _keep_witness(gold_sql, str(db_path), mode, verdict)  # the solver's own: a reused one is kept
+        if verdict.status == "refuted" and verdict.witness is not None:
+            _keep_witness(gold_sql, str(db_path), mode, verdict)
         while len(_memo) > _MEMO_SIZE:
             _memo.popitem(last=False)
     out.update(verdict.columns())
