@@ -123,6 +123,7 @@ def verify_columns(
     key = (gold_sql, pred_sql, str(db_path), bound, timeout, mode, len(golds), hash(golds))
     verdict = _memo.get(key)
     if verdict is None:
+        rescued = None
         fks = tuple(foreign_keys or ())
         alike = _alike_key(gold_sql, pred_sql, db_path, fks, bound, timeout, mode)
         alike = None if alike is None else (*alike, len(golds), hash(golds))
@@ -149,14 +150,16 @@ def verify_columns(
                 witness_root=witness_root(neighbour_cache),
             )
             if verdict.status == "unknown":
-                reused = _refuted_by_an_earlier_witness(
+                rescued = _refuted_by_an_earlier_witness(
                     gold_sql, pred_sql, str(db_path), mode, other_golds=True
                 )
-                verdict = verdict if reused is None else reused
+                verdict = verdict if rescued is None else rescued
         for k in (key, alike):
             if k is not None:
                 _memo[k] = verdict
-        if verdict.status == "refuted" and verdict.witness is not None:
+        if verdict.status == "refuted" and verdict.witness is not None and rescued is None:
+            # Another gold's database is not kept for this gold: it would push out, of the few kept, the
+            # ones solved for this gold, which refute its next predictions more often.
             _keep_witness(gold_sql, str(db_path), mode, verdict)
         while len(_memo) > _MEMO_SIZE:
             _memo.popitem(last=False)
