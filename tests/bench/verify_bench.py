@@ -3,7 +3,8 @@
 `--every N` evaluates every Nth example only (the figures say so): the whole dev set under --verify is
 long on a shared machine. Coverage: the share of executable pairs whose two queries are inside the encoded
 fragment, and the share of EX-pass / EM-fail rows verified. Time: CPU seconds per verified pair, re-checked
-in this process. Cost: CPU of `eval --verify` against plain `eval` (both from cold, children included).
+in this process. Cost: CPU of `eval --verify` against plain `eval` (both from cold, children included; the
+median of 3 runs of each, taken in turns).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import json
 import random
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -24,6 +26,7 @@ FRAGMENT_GOAL = 0.90
 VERIFIED_GOAL = 0.40
 MEDIAN_GOAL = 0.5  # seconds per verified pair
 COST_GOAL = 4.0  # eval --verify CPU over plain eval CPU
+COST_RUNS = 3  # of each, in turns: the ratio of the medians
 
 
 def _sample(out: Path, every: int) -> tuple[Path, list[Path]]:
@@ -140,8 +143,16 @@ def measure(every: int, timing_pairs: int, neighbours: int = 0) -> tuple[list[Fi
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         data, preds = _sample(root, every)
-        plain = _eval(data, preds, root / "plain.db", [])
-        verify = _eval(data, preds, root / "verify.db", ["--verify", "--neighbour-cache", str(root / "nb")])
+        # Plain and --verify runs taken in turns, COST_RUNS of each, and the median of each kept: the CPU
+        # one run takes on a shared machine moves by a tenth or more from one minute to the next.
+        plains, verifies = [], []
+        for run in range(COST_RUNS):
+            plains.append(_eval(data, preds, root / f"plain{run}.db", []))
+            verify_db = root / ("verify.db" if run == 0 else f"verify{run}.db")
+            verifies.append(
+                _eval(data, preds, verify_db, ["--verify", "--neighbour-cache", str(root / "nb")])
+            )
+        plain, verify = statistics.median(plains), statistics.median(verifies)
         rows = _rows(root / "verify.db")
         soundness = (
             _with_neighbours(data, preds, root, neighbours, root / "verify.db") if neighbours > 0 else None
@@ -218,6 +229,8 @@ def measure(every: int, timing_pairs: int, neighbours: int = 0) -> tuple[list[Fi
         },
         "plain_cpu": round(plain, 1),
         "verify_cpu": round(verify, 1),
+        "plain_cpu_runs": [round(x, 1) for x in plains],
+        "verify_cpu_runs": [round(x, 1) for x in verifies],
         "timed_pairs": len(times),
         "timed_pairs_solved": len(solved),
     }

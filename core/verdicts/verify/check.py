@@ -584,6 +584,7 @@ def _canonical(tree: Any, any_column_order: bool = False, columns: frozenset | N
     return tree.sql(dialect="sqlite", copy=False)  # sqlglot copies the tree to write it unless told not to
 
 
+@functools.lru_cache(maxsize=16)  # as db_info: a prediction's canonical form asks it once per row
 def column_names(db_path: Path, extra_fks: tuple = ()) -> frozenset | None:
     from sqltriage.core.verdicts.verify.tables import db_info
 
