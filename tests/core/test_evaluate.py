@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+from itertools import pairwise
 from pathlib import Path
 
 import polars as pl
@@ -159,3 +160,20 @@ def test_report_counts_match_the_frame(sample_copy: Path, tmp_path: Path) -> Non
         assert m["em_spider"] == pytest.approx(sub.get_column("em_spider").drop_nulls().mean())
     by_hardness = report["breakdowns"]["hardness"]
     assert sum(r["n"] for r in by_hardness) == frame.height
+
+
+def test_paraphrased_questions_of_one_gold_share_a_chunk(spider_dev: Path) -> None:
+    """Spider dev puts the paraphrases of a question side by side: the chunks a run is split into (and
+    handed to different processes) never part two examples of one gold, and stay near their size."""
+    from sqltriage.core.pipeline.evaluate import chunked
+
+    ds = load_dataset(spider_dev / "dev.json")
+    tasks = [(e.index, True, ("m",)) for e in ds.examples]
+    chunks = chunked(tasks, ds, 24)
+    assert [t for c in chunks for t in c] == tasks
+    gold = lambda t: (ds.examples[t[0]].db_id, ds.examples[t[0]].gold_sql)  # noqa: E731
+    assert all(gold(a[-1]) != gold(b[0]) for a, b in pairwise(chunks))
+    assert all(24 <= len(c) <= 4 * 24 for c in chunks[:-1])
+    # a plain cut every 24 examples parts such a pair at most boundaries
+    cuts = [tasks[i : i + 24] for i in range(0, len(tasks), 24)]
+    assert sum(gold(a[-1]) == gold(b[0]) for a, b in pairwise(cuts)) > 10
