@@ -61,13 +61,17 @@ def project(enc: Encoder, node: exp.Select, rows: list[tuple[Any, Env]], env: En
         )
         if len(rows) ** 2 > enc.max_rows * 4:
             raise _too_large(len(rows))
+        # Row j is in row i's group when present with the same key: each pair's sameness built once (it
+        # is symmetric, and a row's key is the same as itself), shared by the leader test and the members.
+        same = [[s.TRUE] * len(rows) for _ in rows]
+        for i in range(len(rows)):
+            for j in range(i):
+                same[i][j] = same[j][i] = s.same_row(keys[j], keys[i])
         for i, (c, e) in enumerate(rows):
             enc.tick()
-            earlier = [s.and_(rows[j][0], s.same_row(keys[j], keys[i])) for j in range(i)]
+            members = [(s.and_(rows[j][0], same[j][i]), rows[j][1]) for j in range(len(rows))]
+            earlier = [m for m, _ in members[:i]]
             lead = s.and_(c, s.not_(s.or_(*earlier))) if earlier else c
-            members = [
-                (s.and_(rows[j][0], s.same_row(keys[j], keys[i])), rows[j][1]) for j in range(len(rows))
-            ]
             out.append((lead, Ctx(e, group=members, keys=ids, aliases=dict(aliases), outer_depth=1)))
     elif grouped:
         single = True
