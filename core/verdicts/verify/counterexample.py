@@ -27,9 +27,8 @@ class Confirmed:
     path: Path | None  # the stored counterexample, None when it does not hold up
     rows: int = 0
     note: str | None = None
-    tables: frozenset[str] = (
-        frozenset()
-    )  # the tables the solver filled (lower case); the rest hold parents only
+    # the tables the solver filled (lower case); any other holds no row, or parents for the filled ones' keys
+    tables: frozenset[str] = frozenset()
 
 
 def default_root() -> Path:
