@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import polars as pl
@@ -121,7 +122,9 @@ def test_undo_takes_your_own_change_unless_you_ask_for_anyones(tmp_path: Path) -
 def _legacy(path: Path) -> Path:
     """A workspace as schema 1 wrote it: tags without annotators, no annotation tables."""
     _study(path)
-    with sqlite3.connect(path) as db:
+    # closed here, not whenever the connection is collected: its close checkpoints the write-ahead log into the
+    # file, which must happen before a test reads the file's bytes as "before"
+    with closing(sqlite3.connect(path)) as db, db:
         db.executescript(
             "DROP TABLE annotations; DROP TABLE annotated; DROP TABLE adjudications; DROP TABLE adjudication_log;"
             "ALTER TABLE tag_log DROP COLUMN annotator; ALTER TABLE note_log DROP COLUMN annotator;"
