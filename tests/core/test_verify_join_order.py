@@ -65,6 +65,12 @@ def _same_on(db: Path, gold: str, pred: str) -> bool:
     return compare(execute(db, gold), execute(db, pred), "spider", order_matters=False) == 1
 
 
+def _verdict(gold: str, pred: str, db: Path, cache: str, timeout: float) -> dict:
+    """`verify_columns` on an EX pass no neighbour checked, at 3 rows per table."""
+    row = {"ex_spider": 1, "ex_ts": None, "ts_witness": None}
+    return verify_columns(gold, pred, db, row, bound=3, timeout=timeout, neighbour_cache=cache)
+
+
 def test_joins_in_another_order_or_in_the_where_are_the_same_query(db: Path) -> None:
     assert _alike(db, GOLD, REVERSED) is True
     assert _alike(db, GOLD, IN_WHERE) is True
@@ -145,34 +151,17 @@ def test_a_gold_s_refutation_is_tried_on_its_other_predictions(db: Path, tmp_pat
     limit no solver meets, so only that reuse can refute it."""
     gold = "SELECT count(*) FROM singer WHERE age > 25"
     wrong = ["SELECT count(*) FROM singer WHERE age >= 25", "SELECT count(*) FROM singer WHERE 25 <= age"]
-    row = {"ex_spider": 1, "ex_ts": None, "ts_witness": None}
     cache = str(tmp_path)
-    first = verify_columns(gold, wrong[0], db, dict(row), bound=3, timeout=5.0, neighbour_cache=cache)
+    first = _verdict(gold, wrong[0], db, cache, 5.0)
     assert first["equivalence"] == "refuted"
-    unsolvable = verify_columns(
-        gold,
-        "SELECT count(*) FROM singer WHERE NOT age <= 25",
-        db,
-        dict(row),
-        bound=3,
-        timeout=1e-4,
-        neighbour_cache=cache,
-    )
+    unsolvable = _verdict(gold, "SELECT count(*) FROM singer WHERE NOT age <= 25", db, cache, 1e-4)
     assert (unsolvable["equivalence"], unsolvable["equivalence_note"]) == ("unknown", "timeout")
-    second = verify_columns(gold, wrong[1], db, dict(row), bound=3, timeout=1e-4, neighbour_cache=cache)
+    second = _verdict(gold, wrong[1], db, cache, 1e-4)
     assert second["equivalence"] == "refuted"
     assert second["ts_witness"] == first["ts_witness"]
     witness = Path(second["ts_witness"])
     assert compare(execute(witness, gold), execute(witness, wrong[1]), "spider", order_matters=False) == 0
-    right = verify_columns(
-        gold,
-        "SELECT count(*) FROM singer WHERE 25 < age",
-        db,
-        dict(row),
-        bound=3,
-        timeout=5.0,
-        neighbour_cache=cache,
-    )
+    right = _verdict(gold, "SELECT count(*) FROM singer WHERE 25 < age", db, cache, 5.0)
     assert right["equivalence"] == "verified"
 
 
@@ -185,28 +174,25 @@ def test_another_gold_s_refutation_is_tried_only_where_it_filled_every_table_rea
     two apart there, on a database no neighbour is)."""
     own = tmp_path / "concerts.sqlite"
     own.write_bytes(db.read_bytes())  # a database of its own: no earlier test's refutations
-    row = {"ex_spider": 1, "ex_ts": None, "ts_witness": None}
     cache = str(tmp_path / "cache")
-    first = verify_columns(
+    first = _verdict(
         "SELECT count(*) FROM singer WHERE age > 25",
         "SELECT count(*) FROM singer WHERE age >= 25",
         own,
-        dict(row),
-        bound=3,
-        timeout=5.0,
-        neighbour_cache=cache,
+        cache,
+        5.0,
     )
     assert first["equivalence"] == "refuted"
     witness = Path(first["ts_witness"])
     gold, wrong = "SELECT name FROM singer WHERE age > 25", "SELECT name FROM singer WHERE age >= 25"
-    other = verify_columns(gold, wrong, own, dict(row), bound=3, timeout=1e-4, neighbour_cache=cache)
+    other = _verdict(gold, wrong, own, cache, 1e-4)
     assert (other["equivalence"], other["ts_witness"]) == ("refuted", str(witness))
     assert compare(execute(witness, gold), execute(witness, wrong), "spider", order_matters=False) == 0
 
     gold, same = "SELECT max(year) FROM concert", "SELECT year FROM concert ORDER BY year DESC LIMIT 1"
     empty = compare(execute(witness, gold), execute(witness, same), "spider", order_matters=True)
     assert empty == 0, "the witness has no concert: max() gives a NULL row, the sort none"
-    untried = verify_columns(gold, same, own, dict(row), bound=3, timeout=1e-4, neighbour_cache=cache)
+    untried = _verdict(gold, same, own, cache, 1e-4)
     assert (untried["equivalence"], untried["equivalence_note"]) == ("unknown", "timeout")
-    solved = verify_columns(gold, same, own, dict(row), bound=3, timeout=5.0, neighbour_cache=cache)
+    solved = _verdict(gold, same, own, cache, 5.0)
     assert solved["equivalence"] == "verified"  # concert is never empty in practice
