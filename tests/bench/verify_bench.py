@@ -137,7 +137,8 @@ def _bags_differ(gold: str, pred: str, witness: str | None) -> bool:
 
 def measure(every: int, timing_pairs: int, neighbours: int = 0) -> tuple[list[Figure], dict]:
     from sqltriage.core.verdicts.verify import check_pair
-    from sqltriage.core.verdicts.verify.check import outside_fragment, same_query
+    from sqltriage.core.verdicts.verify.canonical import same_query
+    from sqltriage.core.verdicts.verify.check import outside_fragment
 
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -348,7 +348,7 @@ def test_the_same_query_written_differently_is_verified_ties_and_all(db: Path, w
 def test_aliases_of_one_table_read_twice_are_not_the_same_query(
     db: Path, witnesses: Path, gold: str, pred: str
 ) -> None:
-    from sqltriage.core.verdicts.verify.check import same_query
+    from sqltriage.core.verdicts.verify.canonical import same_query
 
     assert not same_query(gold, pred)
     v = check_pair(gold, pred, db, witness_root=witnesses, timeout=20)

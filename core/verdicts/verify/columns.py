@@ -34,7 +34,7 @@ def _alike_key(
     """The memo's key for every prediction that is the same query written differently (case, spacing,
     aliases: check.same_query): SQLite plans them alike, so one verdict holds for all of them. Models often
     predict one query in several spellings."""
-    from sqltriage.core.verdicts.verify.check import canonical, column_names
+    from sqltriage.core.verdicts.verify.canonical import canonical, column_names
 
     same = canonical(pred_sql, mode, column_names(db_path, fks))
     return None if same is None else (gold_sql, "\0alike", same, str(db_path), bound, timeout, mode)

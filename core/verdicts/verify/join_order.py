@@ -4,7 +4,7 @@
 every database, of any size: an inner join is commutative and associative, and a condition means the same in
 its ON as in the WHERE. What SQLite may do differently with the other order is only the order in which rows
 come out, and which row of a group a bare column is read from. So after the query is written one way
-(`check._canonical`: case, aliases, output names), each SELECT's inner joins become one set of tables and
+(`canonical.canonical_tree`: case, aliases, output names), each SELECT's inner joins become one set of tables and
 one set of conditions. Two queries equal in that form return the same result on every database when
 nothing in them depends on row order: no ORDER BY but an outermost one the EX comparison ignores (the gold
 does not sort, or sets are compared), no LIMIT or OFFSET, no bare column a group's key does not determine, no
@@ -44,11 +44,11 @@ def _joins_as_sets(sql: str, mode: str, tables: dict[str, Any]) -> tuple[str, bo
     from sqlglot import exp
 
     from sqltriage.core.verdicts.exec_compare import spider_sql
-    from sqltriage.core.verdicts.verify.check import _canonical
+    from sqltriage.core.verdicts.verify.canonical import canonical_tree
 
     columns = frozenset(c.name.lower() for _, cols in tables.values() for c in cols)
     parsed = sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")
-    tree = sqlglot.parse_one(_canonical(parsed, mode == "spider", columns), read="sqlite")
+    tree = sqlglot.parse_one(canonical_tree(parsed, mode == "spider", columns), read="sqlite")
     if any(tree.find_all(exp.Window, exp.Rand, exp.Anonymous, exp.GroupConcat, exp.Limit, exp.Offset)):
         raise _NotShown("row order, a cut or chance decides")
     sorts = tree.args.get("order") is not None

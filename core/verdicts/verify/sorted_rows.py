@@ -26,13 +26,13 @@ def sorted_rows_pair(
     from sqlglot import exp
 
     from sqltriage.core.verdicts.exec_compare import spider_sql
-    from sqltriage.core.verdicts.verify.check import _canonical
+    from sqltriage.core.verdicts.verify.canonical import canonical_tree
 
     try:
         trees = []
         for sql in (gold_sql, pred_sql):
             tree = sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")
-            trees.append(sqlglot.parse_one(_canonical(tree, False, columns), read="sqlite"))
+            trees.append(sqlglot.parse_one(canonical_tree(tree, False, columns), read="sqlite"))
     except Exception:  # what sqlglot cannot read is not recognised
         return None
     if not all(isinstance(t, exp.Select) and not t.args.get("distinct") for t in trees):
