@@ -146,6 +146,47 @@ def test_a_sort_of_the_same_rows_in_another_join_order_is_verified_up_to_ties(db
     assert check_pair(gold, other, db, timeout=1e-4).status == "unknown"  # not the same rows: solving needed
 
 
+def test_a_sort_whose_ties_hold_equal_rows_is_verified_without_the_note_once_per_gold(db: Path) -> None:
+    """Sorted by the singer's key, two result rows that tie are the same row, so the same rows sorted alike
+    come back in one order. That is a question of the gold alone, answered once: a second prediction then
+    gets it under a time limit no solver meets (its rows are the same up to join order, told without one)."""
+    gold = (
+        "SELECT T2.name FROM singer AS T2 JOIN sings AS T1 ON T1.singer_id = T2.singer_id "
+        "ORDER BY T2.singer_id LIMIT 1"
+    )
+    reversed_joins = (
+        "select singer.name from sings join singer on singer.singer_id = sings.singer_id "
+        "order by singer.singer_id limit 1"
+    )
+    in_where = (
+        "SELECT s.name FROM sings x, singer s WHERE s.singer_id = x.singer_id ORDER BY s.singer_id LIMIT 1"
+    )
+    assert (check_pair(gold, reversed_joins, db).status, check_pair(gold, reversed_joins, db).note) == (
+        "verified",
+        None,
+    )
+    verdict = check_pair(gold, in_where, db, timeout=1e-4)
+    assert (verdict.status, verdict.note) == ("verified", None)
+    assert _same_on(db, gold, reversed_joins) and _same_on(db, gold, in_where)
+    # Sorted by age, two different singers may tie: the ties note, or a refutation SQLite confirms.
+    by_age = [
+        q.replace("singer_id LIMIT 1", "age LIMIT 1").replace("singer_id limit 1", "age limit 1")
+        for q in (gold, reversed_joins)
+    ]
+    verdict = check_pair(*by_age, db)
+    assert (verdict.status, verdict.note) in (("verified", TIES_NOTE), ("refuted", None))
+    if verdict.status == "refuted":
+        assert (
+            compare(
+                execute(verdict.witness, by_age[0]),
+                execute(verdict.witness, by_age[1]),
+                "spider",
+                order_matters=True,
+            )
+            == 0
+        )
+
+
 def test_a_gold_s_refutation_is_tried_on_its_other_predictions(db: Path, tmp_path: Path) -> None:
     """The second wrong prediction is refuted by the first one's database, re-run in SQLite: with a time
     limit no solver meets, so only that reuse can refute it."""

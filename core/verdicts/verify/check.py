@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import functools
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqltriage.core.verdicts.exec_compare import order_matters
-from sqltriage.core.verdicts.verify.canonical import column_names
+from sqltriage.core.verdicts.verify.canonical import column_names, same_query
 from sqltriage.core.verdicts.verify.practice import NONE, Practice, practice_of
 from sqltriage.core.verdicts.verify.solve import solve
 
 # What a verdict depends on beyond the bound, the time limit and z3's version: a stored verdict of an
 # earlier encoding is solved again (2: the keys kept in practice, practice.py; 3: the same rows sorted alike
 # asked first, pairs differing only in inner-join order, a gold's refutations reused, the bound raised for
-# counts and cuts; 4: the SMT core without relevancy, which answers some pairs that timed out before).
+# counts and cuts; 4: the SMT core without relevancy, which answers some pairs that timed out before, and
+# the ties of a sort of the same rows asked once per gold).
 ENCODING_VERSION = 4
 DEFAULT_BOUND = 2  # rows per table, raised for the counts and cuts that need more (docs/verification.md: why)
 RAISED_BOUND_MAX = 4  # the most rows per table a pair's counts and cuts raise the bound to
@@ -150,16 +152,18 @@ def _check_pair(
             gold_sql, pred_sql, db_path, mode, bound, start + timeout * BAGS_SHARE, keys
         )
         if sorted_alike:
+            if same_query(gold_sql, pred_sql, mode, column_names(db_path, keys[0])):
+                return done("verified")  # one plan: ties fall alike too
+            # The same rows reaching the same sort allow the same answers, so whether they can differ is a
+            # question of the gold alone (can its result hold two different rows tied on its keys?), asked
+            # once for all the predictions that sort alike: unsatisfiable → `verified`.
             left = min(start + timeout, time.monotonic() + ORDERED_AFTER_BAGS)
-            try:
-                strict = solve(gold_sql, pred_sql, db_path, mode, bound, left, keys)
-            except (RecursionError, MemoryError):
-                strict = ("unknown", "encoding too large", None, None)
-            if strict[0] == "verified":
+            own, tables = _own_ties(gold_sql, db_path, mode, bound, left, keys)
+            if own == "verified":
                 return done("verified")
-            if strict[0] == "sat" and _cuts(gold_sql):
+            if own == "sat" and _cuts(gold_sql):
                 # A cut through tied rows: a database where SQLite keeps other rows for each refutes.
-                confirmed = confirmed_by_sqlite(strict[1])
+                confirmed = confirmed_by_sqlite(tables)
                 if confirmed.path is not None:
                     return done("refuted", None, confirmed.path, confirmed.rows, confirmed.tables)
             return done("verified", TIES_NOTE)
@@ -272,6 +276,31 @@ def _cuts(gold_sql: str) -> bool:
     except Exception:  # unreadable: take it as cut, the stricter reading
         return True
     return bool(tree.args.get("limit") or tree.args.get("offset"))
+
+
+def _own_ties(
+    gold_sql: str, db_path: Path, mode: str, bound: int, deadline: float, keys: tuple
+) -> tuple[str, Any]:
+    """The gold against itself, each side free in how its ties fall: `verified` when no two different rows
+    of its result can tie on its ORDER BY keys; else `sat` with a database where they do (the rows of each
+    table), or `unknown`. Kept per gold, but for `unknown` (a timeout: the next prediction may have time)."""
+    key = (gold_sql, str(db_path), mode, bound, keys)
+    if key in _OWN_TIES:
+        return _OWN_TIES[key]
+    try:
+        found = solve(gold_sql, gold_sql, db_path, mode, bound, deadline, keys, itself=True)
+    except (RecursionError, MemoryError):
+        return "unknown", None
+    out = (found[0], found[1] if found[0] == "sat" else None)
+    if out[0] != "unknown":
+        _OWN_TIES[key] = out
+        while len(_OWN_TIES) > _OWN_TIES_SIZE:
+            _OWN_TIES.popitem(last=False)
+    return out
+
+
+_OWN_TIES: OrderedDict[tuple, tuple[str, Any]] = OrderedDict()
+_OWN_TIES_SIZE = 1024
 
 
 def _same_rows_sorted_alike(

@@ -29,10 +29,12 @@ def solve(
     keys: tuple,
     *,
     prove: bool = True,
+    itself: bool = False,
 ) -> tuple[str, Any, Any, Any]:
     """(status, note or model tables, a retry without ORDER BY ties when the encoding has any, else None,
     the question "do they differ beyond how the outer ORDER BY's ties fall" when it applies, else None).
-    Status `bounded`: unsatisfiable, but on databases too small to tell (bound_reach.py); the note says why."""
+    Status `bounded`: unsatisfiable, but on databases too small to tell (bound_reach.py); the note says why.
+    `itself`: the two texts are one query, each side encoded with its own free choices (ties, bare columns)."""
     import sqlglot
     import z3
     from sqlglot.errors import SqlglotError
@@ -46,10 +48,10 @@ def solve(
     from sqltriage.core.verdicts.verify.text_codes import NeedsStrings
 
     texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
-    if bare(texts[0]) == bare(texts[1]):
+    if not itself and bare(texts[0]) == bare(texts[1]):
         return "verified", None, None, None  # the same text: the same plan, the same rows in the same order
     extra_fks, practice = keys
-    if prove and same_query(gold_sql, pred_sql, mode, column_names(db_path, extra_fks)):
+    if prove and not itself and same_query(gold_sql, pred_sql, mode, column_names(db_path, extra_fks)):
         return "verified", None, None, None  # the same query but for case, spacing and aliases: the same plan
     try:
         trees = [sqlglot.parse_one(t, read="sqlite") for t in texts]
