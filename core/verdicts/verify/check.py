@@ -235,47 +235,45 @@ def _bound_for(gold_sql: str, pred_sql: str, mode: str, bound: int) -> int:
 
 
 @functools.lru_cache(maxsize=4096)
-def _rows_needed(sql: str, mode: str) -> int:
-    """Per query text: a gold is met once per model."""
+def _read_only_tree(sql: str, mode: str) -> Any:
+    """The text's sqlglot tree, shared by the readers below (none of them changes it), or None when sqlglot
+    cannot read it. Per text: a gold is met once per model, and a prediction by several of them."""
     import sqlglot
 
     from sqltriage.core.verdicts.exec_compare import spider_sql
-    from sqltriage.core.verdicts.verify.bound_reach import bound_needed
 
     try:
-        return bound_needed([sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")])
-    except Exception:  # unreadable: the solver's own parse reports it
+        return sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")
+    except Exception:  # unreadable: each reader says what that means for it
+        return None
+
+
+def _rows_needed(sql: str, mode: str) -> int:
+    from sqltriage.core.verdicts.verify.bound_reach import bound_needed
+
+    tree = _read_only_tree(sql, mode)
+    try:
+        return 1 if tree is None else bound_needed([tree])
+    except Exception:  # unreadable here: the solver's own parse reports it
         return 1
 
 
-@functools.lru_cache(maxsize=4096)
 def tables_read(sql: str, mode: str) -> frozenset[str]:
     """The tables the query reads (lower case), subqueries included; empty when sqlglot cannot read it."""
-    import sqlglot
+    from sqlglot import exp
 
-    from sqltriage.core.verdicts.exec_compare import spider_sql
-
-    try:
-        tree = sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")
-    except Exception:  # unreadable: nothing is known to be read
+    tree = _read_only_tree(sql, mode)
+    if tree is None:
         return frozenset()
-    ctes = {c.alias_or_name.lower() for c in tree.find_all(sqlglot.exp.CTE)}
-    names = frozenset(t.name.lower() for t in tree.find_all(sqlglot.exp.Table))
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    names = frozenset(t.name.lower() for t in tree.find_all(exp.Table))
     return frozenset() if ctes & names or not names else names
 
 
-@functools.lru_cache(maxsize=1024)
 def _cuts(gold_sql: str) -> bool:
-    """Whether the gold's outermost query has a LIMIT or OFFSET."""
-    import sqlglot
-
-    from sqltriage.core.verdicts.exec_compare import spider_sql
-
-    try:
-        tree = sqlglot.parse_one(spider_sql(gold_sql), read="sqlite")
-    except Exception:  # unreadable: take it as cut, the stricter reading
-        return True
-    return bool(tree.args.get("limit") or tree.args.get("offset"))
+    """Whether the gold's outermost query has a LIMIT or OFFSET (unreadable: taken as cut, the stricter)."""
+    tree = _read_only_tree(gold_sql, "spider")
+    return tree is None or bool(tree.args.get("limit") or tree.args.get("offset"))
 
 
 def _own_ties(
