@@ -4,7 +4,7 @@
 long on a shared machine. Coverage: the share of executable pairs whose two queries are inside the encoded
 fragment, and the share of EX-pass / EM-fail rows verified. Time: CPU seconds per verified pair, re-checked
 in this process. Cost: CPU of `eval --verify` against plain `eval` (both from cold, children included; the
-median of 3 runs of each, taken in turns).
+median of COST_RUNS runs of each, taken in turns).
 """
 
 from __future__ import annotations

@@ -161,10 +161,8 @@ def test_a_sort_whose_ties_hold_equal_rows_is_verified_without_the_note_once_per
     in_where = (
         "SELECT s.name FROM sings x, singer s WHERE s.singer_id = x.singer_id ORDER BY s.singer_id LIMIT 1"
     )
-    assert (check_pair(gold, reversed_joins, db).status, check_pair(gold, reversed_joins, db).note) == (
-        "verified",
-        None,
-    )
+    verdict = check_pair(gold, reversed_joins, db)
+    assert (verdict.status, verdict.note) == ("verified", None)
     verdict = check_pair(gold, in_where, db, timeout=1e-4)
     assert (verdict.status, verdict.note) == ("verified", None)
     assert _same_on(db, gold, reversed_joins) and _same_on(db, gold, in_where)
