@@ -104,7 +104,7 @@ def _add_verify_options(p: argparse.ArgumentParser, *, bound: bool = True) -> No
             type=float,
             default=None,
             metavar="SECONDS",
-            help="time limit per pair for --verify (default 1.0)",
+            help="time limit per pair for --verify (default 0.5)",
         )
 
 

@@ -31,10 +31,10 @@ from sqltriage.core.verdicts.verify.solve import solve
 ENCODING_VERSION = 4
 DEFAULT_BOUND = 2  # rows per table, raised for the counts and cuts that need more (docs/verification.md: why)
 RAISED_BOUND_MAX = 4  # the most rows per table a pair's counts and cuts raise the bound to
-DEFAULT_TIMEOUT = 1.0  # seconds per pair, encoding and solving together (docs/verification.md: why)
+DEFAULT_TIMEOUT = 0.5  # seconds per pair, encoding and solving together (docs/verification.md: why)
 MODES = ("spider", "bird")
 FALLBACK_BOUND = 2  # rows per table tried when the full bound times out
-FULL_BOUND_SHARE = 0.8  # of the time limit, for a raised bound (0.8 s of 1); the rest for 2 rows
+FULL_BOUND_SHARE = 0.8  # of the time limit, for a raised bound (0.4 s of 0.5); the rest for 2 rows
 BAGS_SHARE = 0.5  # of the time limit, for the bag question asked first of a pair that sorts alike
 ORDERED_AFTER_BAGS = 0.25  # seconds for the ordered question once the bags are the same: verified, or ties
 TIES_NOTE = "ties among ORDER BY keys may fall differently"  # the note of a `verified` up to tie order
