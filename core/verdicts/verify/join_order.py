@@ -43,12 +43,13 @@ def _joins_as_sets(sql: str, mode: str, tables: dict[str, Any]) -> tuple[str, bo
     import sqlglot
     from sqlglot import exp
 
-    from sqltriage.core.verdicts.exec_compare import spider_sql
-    from sqltriage.core.verdicts.verify.canonical import canonical_tree
+    from sqltriage.core.verdicts.verify.canonical import canonical
 
     columns = frozenset(c.name.lower() for _, cols in tables.values() for c in cols)
-    parsed = sqlglot.parse_one(spider_sql(sql) if mode == "spider" else sql, read="sqlite")
-    tree = sqlglot.parse_one(canonical_tree(parsed, mode == "spider", columns), read="sqlite")
+    written = canonical(sql, mode, columns)  # kept per text: a gold is met once per prediction
+    if written is None:
+        raise _NotShown("sqlglot cannot read it")
+    tree = sqlglot.parse_one(written, read="sqlite")
     if any(tree.find_all(exp.Window, exp.Rand, exp.Anonymous, exp.GroupConcat, exp.Limit, exp.Offset)):
         raise _NotShown("row order, a cut or chance decides")
     sorts = tree.args.get("order") is not None
