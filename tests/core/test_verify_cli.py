@@ -121,6 +121,20 @@ def test_verify_options_are_checked() -> None:
         eval_options({"verify": True, "verify_bound": 0})
 
 
+def test_the_help_states_the_defaults_a_run_uses(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--help` writes the defaults out (it stays free of the checker's imports): they must be the ones used."""
+    from sqltriage.core.verdicts.verify.check import DEFAULT_TIMEOUT, RAISED_BOUND_MAX
+
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"time limit per pair for --verify (default {DEFAULT_TIMEOUT})" in text
+    assert (
+        f"(default {DEFAULT_BOUND}, raised for a count or LIMIT that needs more, up to {RAISED_BOUND_MAX})"
+        in text
+    )
+
+
 def test_a_row_a_neighbour_refuted_is_refuted_with_its_witness_without_solving(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
