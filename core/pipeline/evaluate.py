@@ -116,15 +116,28 @@ def db_golds(db_id: str, dataset: Dataset) -> tuple[str, ...]:
 
 
 def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[list[Path], str | None]:
-    """The neighbour files of one database (memoised per process), or the reason there are none."""
-    from sqltriage.core.verdicts.testsuite import NeighbourError, ensure_neighbours
+    """The neighbour files of one database (memoised per process), or the reason there are none.
 
-    memo: dict[str, tuple[list[Path], str | None]] = _STATE.setdefault("neighbours", {})
-    if db_id not in memo:
-        db_path = dataset.db_path(db_id)
+    Kept under everything the set depends on (the database file, its golds, K, the seed, the cache folder
+    as resolved now), so a process that evaluates another dataset, or under another cache, never reads an
+    earlier set's paths."""
+    from sqltriage.core.verdicts.testsuite import NeighbourError, ensure_neighbours
+    from sqltriage.core.verdicts.testsuite.cache import default_cache_root, gold_digest
+
+    db_path = dataset.db_path(db_id)
+    golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
+    root = Path(options.neighbour_cache) if options.neighbour_cache else None
+    key = (
+        db_id,
+        str(db_path),
+        gold_digest(golds),
+        options.neighbours,
+        options.seed,
+        str((root or default_cache_root()).resolve()),
+    )
+    memo: dict[tuple, tuple[list[Path], str | None]] = _STATE.setdefault("neighbours", {})
+    if key not in memo:
         schema = dataset.schemas.get(db_id)
-        golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
-        root = Path(options.neighbour_cache) if options.neighbour_cache else None
         try:
             if db_path is None:
                 raise NeighbourError("the database is missing")
@@ -137,16 +150,16 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
                 foreign_keys=schema.foreign_keys if schema is not None else (),
                 primary_keys=schema.primary_keys if schema is not None else (),
             )
-            memo[db_id] = (paths, None)
+            memo[key] = (paths, None)
             if paths:  # while this process reads the set, pruning the cache passes it over
                 from sqltriage.core.cache.use import in_use
 
                 _STATE.setdefault("in_use", []).append(in_use(paths[0].parent))
         except NeighbourError as exc:
-            memo[db_id] = ([], str(exc))
+            memo[key] = ([], str(exc))
         except Exception as exc:  # a database we cannot imitate is a reason on its rows
-            memo[db_id] = ([], f"generation failed ({type(exc).__name__}: {exc})")
-    return memo[db_id]
+            memo[key] = ([], f"generation failed ({type(exc).__name__}: {exc})")
+    return memo[key]
 
 
 def prepare_neighbours(
@@ -160,13 +173,15 @@ def prepare_neighbours(
 
     A database that cannot be imitated is left for the workers, which record the reason on its rows.
     """
-    for done, db_id in enumerate(db_ids):
-        report("neighbours", done, len(db_ids))
-        if cancel is not None and cancel.is_set():
-            return
-        neighbours_of(db_id, dataset, options)
-    report("neighbours", len(db_ids), len(db_ids))
-    _STATE.pop("neighbours", None)  # the parent's memo: workers keep their own
+    try:
+        for done, db_id in enumerate(db_ids):
+            report("neighbours", done, len(db_ids))
+            if cancel is not None and cancel.is_set():
+                return
+            neighbours_of(db_id, dataset, options)
+        report("neighbours", len(db_ids), len(db_ids))
+    finally:
+        _STATE.pop("neighbours", None)  # the parent's memo, finished or cancelled: workers keep their own
 
 
 def prepare_neighbours_on(
@@ -199,24 +214,34 @@ ChunkResult = tuple[list[dict], list[dict]]  # example rows, result rows
 
 
 def chunked(tasks: Sequence[Task], dataset: Dataset, size: int) -> list[list[Task]]:
-    """Chunks of `size` examples, a chunk running on past its size while the next example has the same gold
-    on the same database: paraphrased questions sit side by side and share gold and often predictions,
-    and what a process keeps of a pair (analyses, verdicts, a gold's encodings and refutations) is then
-    kept where the next example needs it. Split, the second of the two redid it in another process (25 of
-    Spider dev's 43 chunk boundaries fell between two such examples). At most 4 × `size`, so that one gold
-    asked a hundred ways still gives chunks to share out and progress to report."""
+    """The tasks grouped by chunks of the dataset's examples (`example_chunks`), in order, empty ones left out.
 
-    def gold(task: Task) -> tuple[str, str]:
-        e = dataset.examples[task[0]]
-        return e.db_id, e.gold_sql
+    The boundaries are drawn over every example, whatever is pending: a chunk holds the same examples in
+    every run, resumed or not, on any number of workers. What a process keeps from one pair for the next
+    (the verifier's refutations, tried on the next predictions) is forgotten between chunks, so every row
+    depends on its chunk's inputs alone, never on which chunks a worker ran before."""
+    by_index = {task[0]: task for task in tasks}
+    chunks = [[by_index[i] for i in group if i in by_index] for group in example_chunks(dataset, size)]
+    return [chunk for chunk in chunks if chunk]
 
-    chunks: list[list[Task]] = []
-    for task in tasks:
+
+def example_chunks(dataset: Dataset, size: int) -> list[list[int]]:
+    """Chunks of `size` example indices, a chunk running on past its size while the next example has the
+    same gold on the same database: paraphrased questions sit side by side and share gold and often
+    predictions, and what a process keeps of a pair (analyses, verdicts, a gold's encodings and
+    refutations) is then kept where the next example needs it. Split, the second of the two redid it in
+    another process (25 of Spider dev's 43 chunk boundaries fell between two such examples). At most
+    4 × `size`, so that one gold asked a hundred ways still gives chunks to share out and progress to report."""
+    chunks: list[list[int]] = []
+    previous: tuple[str, str] | None = None
+    for e in dataset.examples:
+        gold = (e.db_id, e.gold_sql)
         last = chunks[-1] if chunks else []
-        if last and (len(last) < size or (len(last) < 4 * size and gold(last[-1]) == gold(task))):
-            last.append(task)
+        if last and (len(last) < size or (len(last) < 4 * size and previous == gold)):
+            last.append(e.index)
         else:
-            chunks.append([task])
+            chunks.append([e.index])
+        previous = gold
     return chunks
 
 
@@ -236,6 +261,10 @@ def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
     dataset: Dataset = _STATE["dataset"]
     options: EvalOptions = _STATE["options"]
     preds: dict[str, tuple[str, ...]] = _STATE["predictions"]
+    if options.verify:  # refutations are tried on the next pairs within a chunk only (see `chunked`)
+        from sqltriage.core.verdicts.verify.columns import forget_reuse
+
+        forget_reuse()
     example_rows: list[dict] = []
     result_rows: list[dict] = []
     gold_memo, pred_memo = RecentAnalyses(), RecentAnalyses()  # repeats are neighbours: one chunk's

@@ -151,22 +151,26 @@ def gold_context(
     )
 
 
-_SCHEMA_DBS: dict[tuple[str, str, str | None], tuple[Path, ...]] = {}
+_SCHEMA_DBS: dict[tuple[str, ...], tuple[Path, ...]] = {}
 
 
 def schema_databases(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[Path, ...]:
     """Databases generated from the schema of a database whose file is missing, planted from the golds of
     its examples: built once into the cache folder, read once per process. Empty when there is no schema or
     generation fails (the suggestions then rest on structure alone)."""
-    key = (str(dataset.path), db_id, options.neighbour_cache)
+    from sqltriage.core.verdicts.testsuite.cache import default_cache_root, gold_digest
+
+    golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
+    root = Path(options.neighbour_cache) if options.neighbour_cache else None
+    schema = dataset.schemas.get(db_id)
+    # Everything the databases depend on, the cache folder as resolved now included: a process that
+    # evaluates another dataset at the same path, or under another cache, never reads earlier paths.
+    key = (str(dataset.path), db_id, gold_digest(golds), repr(schema), str(root or default_cache_root()))
     if key not in _SCHEMA_DBS:
-        schema = dataset.schemas.get(db_id)
         paths: tuple[Path, ...] = ()
         if schema is not None and schema.tables:
             from sqltriage.core.verdicts.testsuite.from_schema import schema_neighbours
 
-            golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
-            root = Path(options.neighbour_cache) if options.neighbour_cache else None
             try:
                 paths = tuple(schema_neighbours(schema, golds, cache_root=root))
             except Exception:  # advisory evidence: a schema that cannot be imitated leaves structure alone

@@ -16,12 +16,20 @@ from pathlib import Path
 
 from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import GATE, Suggestion
-from sqltriage.core.verdicts.execution import ExecResult, compare, execute, order_matters, spider_sql
+from sqltriage.core.verdicts.execution import (
+    ExecResult,
+    compare,
+    execute,
+    order_matters,
+    spider_sql,
+    steps_for,
+)
 
-TIMEOUT = 1.0  # seconds per query: the generated databases hold at most a few thousand rows
+TIMEOUT = 1.0  # seconds per query, as SQLite steps: the generated databases hold at most a few thousand rows
+STEPS = steps_for(TIMEOUT)  # the same on a loaded machine; the wall clock guards at WALL_FACTOR × TIMEOUT
+WALL_FACTOR = 10
 MAX_ROWS = 10_000
-WITNESS_SECONDS = 0.1  # shrinking budget per differing pair: the witness ranks causes, it decides nothing
-WITNESS_STEPS = 40
+WITNESS_STEPS = 40  # shrinking budget per differing pair: the witness ranks causes, it decides nothing
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +73,11 @@ def schema_evidence(
         gold_sql, pred_sql = spider_sql(gold_sql), spider_sql(pred_sql)
     ran = telling = 0
     for db in databases:
-        g = execute(db, gold_sql, timeout=TIMEOUT, max_rows=MAX_ROWS)
+        g = execute(db, gold_sql, timeout=TIMEOUT * WALL_FACTOR, max_rows=MAX_ROWS, steps=STEPS)
         if not g.ok or g.truncated:
             continue
         ran += 1
-        p = execute(db, pred_sql, timeout=TIMEOUT, max_rows=MAX_ROWS)
+        p = execute(db, pred_sql, timeout=TIMEOUT * WALL_FACTOR, max_rows=MAX_ROWS, steps=STEPS)
         trivial = _trivial(g)
         telling += not trivial
         if compare(g, p, mode, order_matters=ordered) == 0:
@@ -88,7 +96,7 @@ def _witness(
     try:
         w = minimal_witness(
             db, gold_sql, pred_sql, mode=mode, timeout=TIMEOUT, max_rows=MAX_ROWS, pred_ok=pred_ok,
-            max_seconds=WITNESS_SECONDS, max_steps=WITNESS_STEPS,
+            max_steps=WITNESS_STEPS,
         )  # fmt: skip
         return frozenset(t.name.lower() for t in witness_tables(w.path) if t.count), w.rows
     except Exception:  # advisory: a witness that cannot be read leaves the ranking to the results

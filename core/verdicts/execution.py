@@ -56,6 +56,7 @@ __all__ = [
     "order_matters",
     "run_pair",
     "spider_sql",
+    "steps_for",
 ]
 
 DEFAULT_TIMEOUT = 5.0  # seconds per query, execution and fetch together
@@ -66,6 +67,10 @@ MAX_VALUE_BYTES = 32 * 1024 * 1024  # largest string or blob a query may build (
 MAX_EXPR_DEPTH = 1_000  # deeper expression trees are refused at compile time (SQLite default, made sure)
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?(\*/|$)", re.S)
 _PROGRESS_STEPS = 2_000  # VM instructions between two deadline checks
+# SQLite VM instructions per CPU second on the machines the project runs on (about 110 to 140 million on
+# joins and groups, measured with the progress handler installed): turns a budget in seconds into steps
+# for the queries whose outcome must not depend on the machine's load (`steps_for`).
+STEPS_PER_SECOND = 100_000_000
 _FETCH_CHUNK = 256  # rows fetched between two checks of the caps
 
 ERROR_KINDS = (
@@ -150,18 +155,22 @@ class _Guard:
     run again without being compiled again (it was authorized when it was compiled, under the same rules).
     """
 
-    __slots__ = ("deadline", "denied", "timed_out")
+    __slots__ = ("checks_left", "deadline", "denied", "out_of_steps", "timed_out")
 
     def __init__(self, deadline: float = 0.0) -> None:
         self.deadline = deadline
         self.denied: str | None = None
         self.timed_out = False
+        self.out_of_steps = False
+        self.checks_left = -1  # progress calls left before the step budget is spent; -1: no budget
 
-    def arm(self, timeout: float) -> None:
-        """A fresh deadline and record, for the next statement."""
+    def arm(self, timeout: float, steps: int | None = None) -> None:
+        """A fresh deadline, step budget and record, for the next statement."""
         self.deadline = time.monotonic() + timeout
         self.denied = None
         self.timed_out = False
+        self.out_of_steps = False
+        self.checks_left = -1 if steps is None else max(1, steps // _PROGRESS_STEPS)
 
     def install(self, conn: sqlite3.Connection) -> None:
         conn.set_authorizer(self.authorize)
@@ -190,6 +199,10 @@ class _Guard:
         return sqlite3.SQLITE_DENY
 
     def progress(self) -> int:
+        if self.checks_left == 0:
+            self.timed_out = self.out_of_steps = True
+            return 1
+        self.checks_left -= 1
         if time.monotonic() > self.deadline:
             self.timed_out = True
             return 1
@@ -366,9 +379,13 @@ def execute(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     max_rows: int = DEFAULT_MAX_ROWS,
+    steps: int | None = None,
 ) -> ExecResult:
-    """Run one untrusted statement read-only on `db_path`; every failure is returned, none raised."""
-    result = _execute(db_path, sql, timeout, max_rows)
+    """Run one untrusted statement read-only on `db_path`; every failure is returned, none raised.
+
+    `steps`: a budget of SQLite VM instructions (`steps_for`), for a query whose outcome must be the same on
+    a loaded machine as on a quiet one; `timeout` then only guards the wall clock."""
+    result = _execute(db_path, sql, timeout, max_rows, steps)
     return _stamped(result, sql, _as_path(db_path) if db_path is not None else None, timeout, max_rows)
 
 
@@ -394,7 +411,14 @@ def _as_path(path: Path | str) -> Path:
     return path if isinstance(path, Path) else Path(path)
 
 
-def _execute(db_path: Path | None, sql: str, timeout: float, max_rows: int) -> ExecResult:
+def steps_for(seconds: float) -> int:
+    """A budget of SQLite VM instructions worth `seconds` of CPU on the calibration machine."""
+    return max(_PROGRESS_STEPS, int(seconds * STEPS_PER_SECOND))
+
+
+def _execute(
+    db_path: Path | None, sql: str, timeout: float, max_rows: int, steps: int | None = None
+) -> ExecResult:
     started = time.perf_counter()
     if db_path is None:
         return _failure("db_missing", "no database for this example", started)
@@ -412,20 +436,27 @@ def _execute(db_path: Path | None, sql: str, timeout: float, max_rows: int) -> E
         conn = _checkout(db_path, key)
     except sqlite3.Error as exc:
         return _failure("db_unreadable", f"cannot open {db_path}: {exc}", started)
-    result, clean, cursor = _run_guarded(conn, conn.guard, sql, timeout, max_rows, started)
+    result, clean, cursor = _run_guarded(conn, conn.guard, sql, timeout, max_rows, started, steps)
     _release(conn, cursor, key, clean)
     return result
 
 
-def execute_on(conn: sqlite3.Connection, sql: str, *, timeout: float, max_rows: int) -> ExecResult:
+def execute_on(
+    conn: sqlite3.Connection, sql: str, *, timeout: float, max_rows: int, steps: int | None = None
+) -> ExecResult:
     """Run one untrusted statement on a private connection this process made and owns (the in-memory copy
     a witness is shrunk in), under `execute`'s guard: authorizer, deadline, row and size caps, and
     `query_only`, ATTACH and size limits for the length of the call. Every failure is returned, none raised."""
-    return execute_all_on(conn, (sql,), timeout=timeout, max_rows=max_rows)[0]
+    return execute_all_on(conn, (sql,), timeout=timeout, max_rows=max_rows, steps=steps)[0]
 
 
 def execute_all_on(
-    conn: sqlite3.Connection, sqls: Sequence[str], *, timeout: float, max_rows: int
+    conn: sqlite3.Connection,
+    sqls: Sequence[str],
+    *,
+    timeout: float,
+    max_rows: int,
+    steps: int | None = None,
 ) -> list[ExecResult]:
     """`execute_on` for several statements in turn, each with its own deadline and caps, the guard and
     limits put in place once for all of them. A transaction the owner holds open (a step it is judging)
@@ -449,7 +480,7 @@ def execute_all_on(
             if not sql or not sql.strip():
                 out.append(_stamped(_failure("empty", "empty query", started), sql, None, timeout, max_rows))
                 continue
-            result, _, cursor = _run_guarded(conn, guard, sql, timeout, max_rows, started)
+            result, _, cursor = _run_guarded(conn, guard, sql, timeout, max_rows, started, steps)
             if cursor is not None:
                 cursor.close()
             out.append(_stamped(result, sql, None, timeout, max_rows))
@@ -465,11 +496,17 @@ def execute_all_on(
 
 
 def _run_guarded(
-    conn: sqlite3.Connection, guard: _Guard, sql: str, timeout: float, max_rows: int, started: float
+    conn: sqlite3.Connection,
+    guard: _Guard,
+    sql: str,
+    timeout: float,
+    max_rows: int,
+    started: float,
+    steps: int | None = None,
 ) -> tuple[ExecResult, bool, sqlite3.Cursor | None]:
     """(the result, whether the statement ran cleanly, its cursor to close) under `guard`, installed on
     `conn` and armed here."""
-    guard.arm(timeout)
+    guard.arm(timeout, steps)
     cursor = None
     try:
         cursor = conn.execute(sql)
@@ -492,10 +529,12 @@ def _run_guarded(
                 del rows[max_rows:]
                 break
     except (sqlite3.Error, ValueError, OverflowError, MemoryError) as exc:
-        guard.deadline = math.inf  # the EXPLAIN in _kind_of must not be cut short
+        guard.deadline, guard.checks_left = math.inf, -1  # the EXPLAIN in _kind_of must not be cut short
         kind = _kind_of(exc, guard, conn, sql) if not isinstance(exc, MemoryError) else "runtime"
         message = str(exc) or type(exc).__name__
-        if kind == "timeout":
+        if kind == "timeout" and guard.out_of_steps:
+            message = f"ran past its budget of {steps:,} SQLite steps ({message})"
+        elif kind == "timeout":
             message = f"timed out after {timeout:g} s ({message})"
         elif kind == "forbidden" and guard.denied is not None:
             message = f"not allowed on a read-only evaluation: {guard.denied} ({message})"

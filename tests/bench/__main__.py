@@ -48,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import verify_bench
 
         return verify_bench.main(argv[1:])
+    if argv[:1] == ["verify-calibrate"]:  # the solver's budget units against CPU seconds on this machine
+        from tests.bench import verify_calibrate
+
+        return verify_calibrate.main(argv[1:])
     if argv[:1] == ["team"]:  # several annotators on 20,000 tagged rows: tagging, the frame, agreement
         from tests.bench import team_bench
 

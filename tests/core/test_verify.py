@@ -283,15 +283,43 @@ def test_an_exploding_encoding_is_unknown_not_a_crash(db: Path) -> None:
     assert v.status == "unknown" and v.note.startswith("encoding too large")
 
 
-def test_the_timeout_is_a_hard_limit(db: Path) -> None:
+def test_the_budget_is_a_hard_limit_counted_in_work(db: Path) -> None:
     gold = (
         "SELECT d.name, sum(e.salary * e.age) FROM dept AS d JOIN emp AS e ON e.dept_id = d.id GROUP BY d.id"
     )
     pred = "SELECT d.name, sum(e.age * e.salary) FROM emp AS e JOIN dept AS d ON e.dept_id = d.id GROUP BY d.name"
     started = time.monotonic()
-    v = check_pair(gold, pred, db, bound=4, timeout=0.05)
+    v = check_pair(gold, pred, db, bound=4, timeout=0.005)
     assert time.monotonic() - started < 2.5
     assert (v.status, v.note) == ("unknown", "timeout")
+    # with the budget it needs, the same pair is decided: the limit above, not the pair, made it unknown
+    assert check_pair(gold, pred, db, bound=4, timeout=0.5).status == "refuted"
+
+
+def test_a_budget_in_work_gives_the_same_verdict_after_any_other_pair(db: Path) -> None:
+    """z3 numbers its terms by what the process built before; each question solved in a context of its
+    own spends the same units, so a pair cut by its budget is cut at the same point after any history."""
+    gold = "SELECT name FROM emp WHERE age > 30 AND salary < 300 ORDER BY name"
+    pred = "SELECT name FROM emp WHERE salary < 300 AND age >= 31 ORDER BY name"
+    limits = [0.002 + 0.0001 * i for i in range(31)]  # around the budget this pair needs to be proved
+    first = [check_pair(gold, pred, db, timeout=t).columns() for t in limits]
+    assert {v["equivalence"] for v in first} == {"unknown", "verified"}  # the grid holds the cut
+    for other in ("SELECT count(*) FROM emp", "SELECT d.name FROM dept AS d JOIN emp AS e ON e.dept_id = d.id"):
+        check_pair(other, other + " WHERE 1 = 1", db)  # other formulas built in this process meanwhile
+    again = [check_pair(gold, pred, db, timeout=t).columns() for t in reversed(limits)]
+    assert again[::-1] == first
+
+
+def test_the_wall_clock_only_stops_a_machine_too_slow_for_the_budget(db: Path, monkeypatch) -> None:
+    """The safety net says why it stopped a pair: not a timeout of the pair's budget, a machine too slow."""
+    from sqltriage.core.verdicts.verify import budget
+
+    gold = "SELECT d.name, count(*) FROM dept AS d JOIN emp AS e ON e.dept_id = d.id GROUP BY d.name"
+    pred = "SELECT d.name, count(e.id) FROM emp AS e JOIN dept AS d ON e.dept_id = d.id GROUP BY d.id"
+    monkeypatch.setattr(budget, "SAFETY_FACTOR", 0)
+    monkeypatch.setattr(budget, "SAFETY_FLOOR", 0.0)  # the wall clock is spent before the first question
+    v = check_pair(gold, pred, db)
+    assert (v.status, v.note) == ("unknown", budget.TOO_SLOW)
 
 
 def test_a_schema_of_many_tables_encodes_only_those_read(tmp_path: Path, witnesses: Path) -> None:

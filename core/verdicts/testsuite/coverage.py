@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sqltriage.core.verdicts.execution import ExecResult, execute
+from sqltriage.core.verdicts.execution import ExecResult, execute, steps_for
 from sqltriage.core.verdicts.testsuite.plant import GoldPlan
 
-COVERAGE_TIMEOUT = 2.0
+COVERAGE_TIMEOUT = 2.0  # seconds per query, as SQLite steps: the coverage report is the same under load
+COVERAGE_STEPS = steps_for(COVERAGE_TIMEOUT)
 
 
 def trivial(result: ExecResult) -> bool:
@@ -32,7 +33,7 @@ def trivial(result: ExecResult) -> bool:
 
 def _informative(db: Path, sql: str) -> tuple[bool, str | None]:
     """(non-trivial here, error text when the gold does not run)."""
-    res = execute(db, sql, timeout=COVERAGE_TIMEOUT, max_rows=1000)
+    res = execute(db, sql, timeout=10 * COVERAGE_TIMEOUT, max_rows=1000, steps=COVERAGE_STEPS)
     if not res.ok:
         return False, res.error or "does not run"
     return not trivial(res), None

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
-from sqltriage.core.verdicts.execution import ExecResult, execute
+from sqltriage.core.verdicts.execution import ExecResult, execute, steps_for
 from sqltriage.core.verdicts.testsuite.mutate import mutants
 
-DISTIL_TIMEOUT = 1.0  # seconds per query while distilling; a slower mutant is simply not used
+DISTIL_TIMEOUT = 1.0  # seconds per query while distilling, as SQLite steps; a slower mutant is not used
+DISTIL_STEPS = steps_for(DISTIL_TIMEOUT)  # the set built is the same on a loaded machine as on a quiet one
 DISTIL_MAX_ROWS = 20_000
 
 
@@ -30,7 +31,7 @@ class Distilled:
 
 
 def _run(db: Path, sql: str) -> ExecResult:
-    return execute(db, sql, timeout=DISTIL_TIMEOUT, max_rows=DISTIL_MAX_ROWS)
+    return execute(db, sql, timeout=10 * DISTIL_TIMEOUT, max_rows=DISTIL_MAX_ROWS, steps=DISTIL_STEPS)
 
 
 def distil(original: Path, candidates: Sequence[Path], gold_sqls: Sequence[str], k: int) -> Distilled:

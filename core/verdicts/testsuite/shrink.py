@@ -5,12 +5,12 @@ emptied (all those neither query names at once, then each other one), then rows 
 halve until single rows, each step kept only if the two queries still differ under the row's EX comparison
 (`exec_compare.compare`, the one every EX figure uses) and no row is left pointing at a deleted parent (a
 deletion takes the orphaned child rows with it). Queries run through `execution.execute_all_on`, read-only,
-with the row's timeout: the copy is written by this module only, between queries, each step inside a
-savepoint that is released when the step is kept and rolled back when it is not.
+under a budget of SQLite steps worth the row's timeout: the copy is written by this module only, between
+queries, each step inside a savepoint that is released when the step is kept and rolled back when it is not.
 
-The work is bounded (steps and seconds); when the bound is hit, the last state that still differed is
-kept. Nothing is random and the steps do not depend on time unless the bound in seconds is hit, so the
-same inputs give the same rows.
+The work is bounded in steps, never in seconds; when the bound is hit, the last state that still differed is
+kept. Nothing is random and nothing depends on the clock, so the same inputs give the same rows on a quiet
+machine and a loaded one.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import json
 import math
 import re
 import sqlite3
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,10 @@ from sqltriage.core.verdicts.testsuite.provenance import ROW_CAP, read_rows
 from sqltriage.core.verdicts.testsuite.simplify import ValueRules, simplify_values
 
 MAX_STEPS = 400  # differences tested per witness (each runs both queries once)
-MAX_SECONDS = 8.0  # a safety net for hostile queries; Spider's witnesses take a few milliseconds
+# The queries of a shrink run under a budget of SQLite steps worth the row's timeout (execution.steps_for),
+# and the wall clock at this many times the timeout only guards a starved machine: a witness is the same
+# whatever the load. Spider's witnesses take a few milliseconds.
+WALL_FACTOR = 10
 
 RowId = tuple[str, int]  # (table, rowid)
 
@@ -50,18 +52,20 @@ class Differ:
     def __init__(
         self, gold_sql: str, pred_sql: str, mode: str, *, timeout: float, max_rows: int, pred_may_fail: bool
     ) -> None:
-        from sqltriage.core.verdicts.execution import execute, execute_all_on
+        from sqltriage.core.verdicts.execution import execute, execute_all_on, steps_for
+
+        steps, wall = steps_for(timeout), timeout * WALL_FACTOR
 
         def run_all(target: Path | sqlite3.Connection, sqls: tuple[str, ...], max_rows: int) -> list[Any]:
             if isinstance(target, sqlite3.Connection):  # the in-memory copy being shrunk: one guarded session
-                return execute_all_on(target, sqls, timeout=timeout, max_rows=max_rows)
+                return execute_all_on(target, sqls, timeout=wall, max_rows=max_rows, steps=steps)
             try:  # a witness file: a connection of its own, so the evaluation's kept ones stay open
                 uri = f"file:{quote(str(target.resolve()))}?mode=ro"
                 conn = sqlite3.connect(uri, uri=True, isolation_level=None)
             except sqlite3.Error:
-                return [execute(target, sql, timeout=timeout, max_rows=max_rows) for sql in sqls]
+                return [execute(target, sql, timeout=wall, max_rows=max_rows, steps=steps) for sql in sqls]
             try:
-                return execute_all_on(conn, sqls, timeout=timeout, max_rows=max_rows)
+                return execute_all_on(conn, sqls, timeout=wall, max_rows=max_rows, steps=steps)
             finally:
                 conn.close()
 
@@ -291,14 +295,13 @@ class _Copy:
 
 
 class _Search:
-    def __init__(self, copy: _Copy, differs: Differ, max_steps: int, max_seconds: float) -> None:
+    def __init__(self, copy: _Copy, differs: Differ, max_steps: int) -> None:
         self.copy, self.differs = copy, differs
         self.steps, self.max_steps = 0, max_steps
-        self.deadline = time.monotonic() + max_seconds
         self.bounded = False
 
     def out_of_budget(self) -> bool:
-        if self.steps >= self.max_steps or time.monotonic() > self.deadline:
+        if self.steps >= self.max_steps:
             self.bounded = True
         return self.bounded
 
@@ -332,7 +335,6 @@ def shrink(
     links: ExtraForeignKeys = (),
     values: ValueRules | None = None,
     max_steps: int = MAX_STEPS,
-    max_seconds: float = MAX_SECONDS,
 ) -> Shrunk:
     """Shrink an in-memory copy of `source` (which differs) and write what is left to `out`; with
     `values` (the neighbour set's mined rules), then simplify its long values (simplify.py)."""
@@ -342,7 +344,7 @@ def shrink(
         # a key the neighbour itself breaks (an extra or mined one the generator did not hold) is no rule of it
         keys = [k for k in keys if k.declared or not orphans(copy.conn, k.child, [k])]
         copy.set_keys(keys)
-        search = _Search(copy, differs, max_steps, max_seconds)
+        search = _Search(copy, differs, max_steps)
         unnamed = _unnamed(copy, differs, all_of_them=True)
         if not _drop_unnamed(search, differs, unnamed):
             # taking them out lost the difference: start again from the whole copy, and take out only the

@@ -27,7 +27,7 @@ from sqltriage.core.verdicts.testsuite.constraints import (
     quoted,
     table_names,
 )
-from sqltriage.core.verdicts.testsuite.shrink import MAX_SECONDS, MAX_STEPS, Differ, shrink
+from sqltriage.core.verdicts.testsuite.shrink import MAX_STEPS, Differ, shrink
 from sqltriage.core.verdicts.testsuite.simplify import value_rules
 
 WITNESS_DIR = "witnesses"
@@ -76,7 +76,6 @@ def minimal_witness(
     root: Path | None = None,
     pred_ok: bool | None = None,
     max_steps: int = MAX_STEPS,
-    max_seconds: float = MAX_SECONDS,
 ) -> Witness:
     """The smallest database found, from `neighbour`, on which gold and prediction still differ in `mode`.
 
@@ -89,7 +88,7 @@ def minimal_witness(
         if pred_ok is None and not differs(neighbour):
             return _whole(neighbour, "the neighbour does not tell them apart")
         differs.pred_may_fail = not (differs.last_pred_ok if pred_ok is None else pred_ok)
-        stored = _indexed(root, neighbour, differs, max_steps, max_seconds)
+        stored = _indexed(root, neighbour, differs, max_steps)
         if stored is not None:
             return stored
         key = (str(root), str(neighbour), differs.gold_text, mode)
@@ -99,10 +98,10 @@ def minimal_witness(
             return Witness(same, count_rows(same), neighbour, True)  # this prediction's, found before
         others = [w for w in reversed(earlier.values()) if w.is_file()][:_EARLIER_TRIED]
         start = next((w for w in others if differs(w)), neighbour)
-        found = _minimal(neighbour, start, differs, list(extra_foreign_keys), root, max_steps, max_seconds)
+        found = _minimal(neighbour, start, differs, list(extra_foreign_keys), root, max_steps)
         if found.shrunk:
             _remember(key, differs.pred_text, found.path)
-            _index(root, neighbour, differs, max_steps, max_seconds, found)
+            _index(root, neighbour, differs, max_steps, found)
         return found
     except (OSError, sqlite3.Error) as exc:  # the neighbour stays the witness; the verdict stands
         return _whole(neighbour, f"not shrunk: {type(exc).__name__}: {exc}")
@@ -117,10 +116,10 @@ _EARLIER_KEYS = 512
 _EARLIER_TRIED = 3  # the most recent witnesses of other predictions tried as a start
 
 
-SHRINK_VERSION = 3  # 3: long values simplified; bump when shrinking can give other rows: the index then finds nothing it wrote before
+SHRINK_VERSION = 4  # 3: long values simplified; 4: budgets in steps only, queries in SQLite steps; bump when shrinking can give other rows: the index then finds nothing it wrote before
 
 
-def _index_path(root: Path, neighbour: Path, differs: Differ, max_steps: int, max_seconds: float) -> Path:
+def _index_path(root: Path, neighbour: Path, differs: Differ, max_steps: int) -> Path:
     """Where the index keeps the witness of this (neighbour set and file, gold, prediction, comparison):
     the set's folder names its database, K, seed, golds and generator version."""
     key = json.dumps(
@@ -135,7 +134,6 @@ def _index_path(root: Path, neighbour: Path, differs: Differ, max_steps: int, ma
             differs.timeout,
             differs.max_rows,
             max_steps,
-            max_seconds,
         ]
     )
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
@@ -143,11 +141,11 @@ def _index_path(root: Path, neighbour: Path, differs: Differ, max_steps: int, ma
 
 
 def _indexed(
-    root: Path, neighbour: Path, differs: Differ, max_steps: int, max_seconds: float
+    root: Path, neighbour: Path, differs: Differ, max_steps: int
 ) -> Witness | None:
     """The witness an earlier run stored for the same inputs, if its file is still there."""
     try:
-        entry = json.loads(_index_path(root, neighbour, differs, max_steps, max_seconds).read_text())
+        entry = json.loads(_index_path(root, neighbour, differs, max_steps).read_text())
         path = root / str(entry["file"])
         if path.parent != root or not path.is_file():
             return None
@@ -157,10 +155,10 @@ def _indexed(
 
 
 def _index(
-    root: Path, neighbour: Path, differs: Differ, max_steps: int, max_seconds: float, found: Witness
+    root: Path, neighbour: Path, differs: Differ, max_steps: int, found: Witness
 ) -> None:
     """Record a new witness in the index (written whole, then renamed): a re-run shrinks only what is new."""
-    target = _index_path(root, neighbour, differs, max_steps, max_seconds)
+    target = _index_path(root, neighbour, differs, max_steps)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")
@@ -195,7 +193,6 @@ def _minimal(
     extra: ExtraForeignKeys,
     root: Path,
     max_steps: int,
-    max_seconds: float,
 ) -> Witness:
     root.mkdir(parents=True, exist_ok=True)
     out = root / f".{os.getpid()}-{threading.get_ident()}-{next(_serial)}.out"  # private to this thread
@@ -208,7 +205,6 @@ def _minimal(
             links=mined_links(neighbour),
             values=value_rules(neighbour),
             max_steps=max_steps,
-            max_seconds=max_seconds,
         )
         conn = _ro(out)
         try:

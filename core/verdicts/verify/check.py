@@ -4,8 +4,9 @@ The question put to z3: is there a database of at most `bound` rows per table, k
 constraints (tables.py), and a choice of what SQLite leaves unspecified (encode.py), on which the two
 results differ in the row's EX mode? Unsatisfiable → `verified` up to the bound. Satisfiable → the model is
 written out as a SQLite file and both queries are run on it with plain sqlite3 through the read-only
-sandbox: only if the EX comparison there says they differ is the pair `refuted`; else `unknown`. A hard
-deadline (z3's own timeout, and a timer that interrupts z3 should it overrun) bounds every pair.
+sandbox: only if the EX comparison there says they differ is the pair `refuted`; else `unknown`. A budget
+counted in z3's resource units and encoding steps bounds every pair (budget.py): the same pair gets the
+same verdict on a quiet machine and a loaded one, in any process, after any other pair.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sqltriage.core.verdicts.exec_compare import order_matters
+from sqltriage.core.verdicts.verify.budget import TOO_SLOW, Allowance, Budget, unlimited
 from sqltriage.core.verdicts.verify.canonical import column_names, same_query
 from sqltriage.core.verdicts.verify.practice import NONE, Practice, practice_of
 from sqltriage.core.verdicts.verify.solve import solve
@@ -27,16 +29,19 @@ from sqltriage.core.verdicts.verify.solve import solve
 # earlier encoding is solved again (2: the keys kept in practice, practice.py; 3: the same rows sorted alike
 # asked first, pairs differing only in inner-join order, a gold's refutations reused, the bound raised for
 # counts and cuts; 4: the SMT core without relevancy, which answers some pairs that timed out before, and
-# the ties of a sort of the same rows asked once per gold).
-ENCODING_VERSION = 4
+# the ties of a sort of the same rows asked once per gold; 5: budgets in z3's resource units and encoding
+# steps, each question in a context of its own).
+ENCODING_VERSION = 5
 DEFAULT_BOUND = 2  # rows per table, raised for the counts and cuts that need more (docs/verification.md: why)
 RAISED_BOUND_MAX = 4  # the most rows per table a pair's counts and cuts raise the bound to
-DEFAULT_TIMEOUT = 0.5  # seconds per pair, encoding and solving together (docs/verification.md: why)
+DEFAULT_TIMEOUT = 0.5  # seconds per pair, as a budget of work (budget.py; docs/verification.md: why)
 MODES = ("spider", "bird")
 FALLBACK_BOUND = 2  # rows per table tried when the full bound times out
-FULL_BOUND_SHARE = 0.8  # of the time limit, for a raised bound (0.4 s of 0.5); the rest for 2 rows
-BAGS_SHARE = 0.5  # of the time limit, for the bag question asked first of a pair that sorts alike
-ORDERED_AFTER_BAGS = 0.25  # seconds for the ordered question once the bags are the same: verified, or ties
+FULL_BOUND_SHARE = 0.8  # of the budget, for a raised bound (0.4 s of 0.5); the rest for 2 rows
+BAGS_SHARE = 0.5  # of the budget, for the bag question asked first of a pair that sorts alike
+# Of the budget, for the gold's own ties once the bags are the same (verified, or ties): a fixed share, as its
+# answer is kept for the gold's other predictions and must not depend on what the first one spent.
+ORDERED_AFTER_BAGS = 0.5
 TIES_NOTE = "ties among ORDER BY keys may fall differently"  # the note of a `verified` up to tie order
 
 
@@ -120,6 +125,7 @@ def _check_pair(
     start = time.monotonic()
     bound = _bound_for(gold_sql, pred_sql, mode, bound)
     full = bound
+    budget = Budget.for_seconds(timeout)
 
     def done(
         status: str,
@@ -128,6 +134,8 @@ def _check_pair(
         rows: int | None = None,
         tables: frozenset[str] = frozenset(),
     ) -> Verdict:
+        if status == "unknown" and budget.too_slow:
+            note = TOO_SLOW  # whichever question the safety net stopped, the row says why
         if status == "verified" and bound < full:
             # Proved only on smaller databases: a difference may need the rows the full bound allows (a
             # HAVING count(*) >= 3 is never true on 2 rows, so both sides are empty there). Not `verified`.
@@ -149,7 +157,7 @@ def _check_pair(
         # A pair that sorts alike is asked the bag question first: cheaper than the ordered one, and when it
         # holds the two allow the same answers, so the ordered question only tells how ties may fall.
         sorted_alike = _same_rows_sorted_alike(
-            gold_sql, pred_sql, db_path, mode, bound, start + timeout * BAGS_SHARE, keys
+            gold_sql, pred_sql, db_path, mode, bound, budget.part(BAGS_SHARE), keys
         )
         if sorted_alike:
             if same_query(gold_sql, pred_sql, mode, column_names(db_path, keys[0])):
@@ -157,8 +165,8 @@ def _check_pair(
             # The same rows reaching the same sort allow the same answers, so whether they can differ is a
             # question of the gold alone (can its result hold two different rows tied on its keys?), asked
             # once for all the predictions that sort alike: unsatisfiable → `verified`.
-            left = min(start + timeout, time.monotonic() + ORDERED_AFTER_BAGS)
-            own, tables = _own_ties(gold_sql, db_path, mode, bound, left, keys)
+            fixed = budget.part(ORDERED_AFTER_BAGS, fixed=True)
+            own, tables = _own_ties(gold_sql, db_path, mode, bound, fixed, keys)
             if own == "verified":
                 return done("verified")
             if own == "sat" and _cuts(gold_sql):
@@ -172,9 +180,9 @@ def _check_pair(
     bounds = [bound, FALLBACK_BOUND] if bound > FALLBACK_BOUND else [bound]
     for i, n in enumerate(bounds):
         last = i == len(bounds) - 1
-        deadline = start + (timeout if last else timeout * FULL_BOUND_SHARE)
+        allowance = budget.rest() if last else budget.part(FULL_BOUND_SHARE)
         try:
-            found = solve(gold_sql, pred_sql, db_path, mode, n, deadline, keys)
+            found = solve(gold_sql, pred_sql, db_path, mode, n, allowance, keys)
         except RecursionError:
             return done("unknown", "query too deep to encode")
         except MemoryError:
@@ -192,10 +200,10 @@ def _check_pair(
         # the same rows reaching the same sort (sorted_rows.py: a bag question, cheaper), or unsatisfiable
         # here, mean the same rows in the same blocks of tied positions on every database.
         if sorted_alike is None and _same_rows_sorted_alike(
-            gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys
+            gold_sql, pred_sql, db_path, mode, bound, budget.rest(), keys
         ):
             return done("verified", TIES_NOTE)
-        status, found_beyond = beyond_ties()
+        status, found_beyond = beyond_ties(budget.rest())
         if status == "bounded":
             return done("unknown", found_beyond)
         if status == "verified":
@@ -208,10 +216,10 @@ def _check_pair(
         # the same way for both. The same rows reaching the same sort allow the same answers (sorted_rows.py);
         # else ask again for a database without ties.
         if sorted_alike is None and _same_rows_sorted_alike(
-            gold_sql, pred_sql, db_path, mode, bound, start + timeout, keys
+            gold_sql, pred_sql, db_path, mode, bound, budget.rest(), keys
         ):
             return done("verified", TIES_NOTE)
-        status, payload = untied()
+        status, payload = untied(budget.rest())
         if status == "bounded":
             return done("unknown", payload)
         if status == "verified":
@@ -277,20 +285,21 @@ def _cuts(gold_sql: str) -> bool:
 
 
 def _own_ties(
-    gold_sql: str, db_path: Path, mode: str, bound: int, deadline: float, keys: tuple
+    gold_sql: str, db_path: Path, mode: str, bound: int, allowance: Allowance, keys: tuple
 ) -> tuple[str, Any]:
     """The gold against itself, each side free in how its ties fall: `verified` when no two different rows
     of its result can tie on its ORDER BY keys; else `sat` with a database where they do (the rows of each
-    table), or `unknown`. Kept per gold, but for `unknown` (a timeout: the next prediction may have time)."""
+    table), or `unknown`. Kept per gold: its units are a fixed share, so a prediction after the first gets
+    the answer it would have got first (but for the safety net's: another pair may be spared it)."""
     key = (gold_sql, str(db_path), mode, bound, keys)
     if key in _OWN_TIES:
         return _OWN_TIES[key]
     try:
-        found = solve(gold_sql, gold_sql, db_path, mode, bound, deadline, keys, itself=True)
+        found = solve(gold_sql, gold_sql, db_path, mode, bound, allowance, keys, itself=True)
     except (RecursionError, MemoryError):
         return "unknown", None
     out = (found[0], found[1] if found[0] == "sat" else None)
-    if out[0] != "unknown":
+    if out[0] != "unknown" or found[1] == "timeout":  # decided, or out of its fixed units: the same next time
         _OWN_TIES[key] = out
         while len(_OWN_TIES) > _OWN_TIES_SIZE:
             _OWN_TIES.popitem(last=False)
@@ -302,7 +311,7 @@ _OWN_TIES_SIZE = 1024
 
 
 def _same_rows_sorted_alike(
-    gold_sql: str, pred_sql: str, db_path: Path, mode: str, bound: int, deadline: float, keys: tuple
+    gold_sql: str, pred_sql: str, db_path: Path, mode: str, bound: int, allowance: Allowance, keys: tuple
 ) -> bool:
     from sqltriage.core.verdicts.verify.sorted_rows import sorted_rows_pair
 
@@ -311,7 +320,7 @@ def _same_rows_sorted_alike(
         return False
     if _join_order_alike(*derived, db_path, mode, keys):
         return True  # the same rows on any database, but for the order of inner joins: no solving
-    return solve(*derived, db_path, mode, bound, deadline, keys)[0] == "verified"
+    return solve(*derived, db_path, mode, bound, allowance, keys)[0] == "verified"
 
 
 def _join_order_alike(gold_sql: str, pred_sql: str, db_path: Path, mode: str, keys: tuple) -> bool:
@@ -330,5 +339,5 @@ def outside_fragment(
 ) -> str | None:
     """Why the pair cannot be encoded (the construct), or None when both queries are in the fragment."""
     keys = ((), _practice(db_path, (gold_sql,), (), ()))
-    found = solve(gold_sql, pred_sql, db_path, mode, bound, time.monotonic() + 60.0, keys, prove=False)
+    found = solve(gold_sql, pred_sql, db_path, mode, bound, unlimited(), keys, prove=False)
     return found[1] if found[0] == "unknown" else None

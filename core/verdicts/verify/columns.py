@@ -4,11 +4,11 @@ Only EX passes are checked (a fail is already refuted by the original database),
 refuted (`ex_ts` = 0 with its witness): they are `refuted` with that witness, no solving. A refutation's database is
 shown as a neighbour witness is: it fills `ts_witness` / `ts_witness_rows` when no neighbour refuted the
 row, and a row every neighbour passed (`ex_ts` = 1) gets `ex_ts` = 0. Models often predict the same text, or
-the same query spelled differently: a verdict is kept per process for the same (gold, prediction or its
-canonical form, database, bound, timeout, mode); a reused refutation's database is re-run on the prediction.
-The latest refutations of a gold are tried, the same way, on its other predictions before they are solved,
-and the database's latest on a pair the solver left `unknown`.
-"""
+the same query spelled differently: a verdict is kept for the same (gold, prediction or its canonical form,
+database, bound, timeout, mode); a reused refutation's database is re-run on the prediction. The latest
+refutations of a gold are tried, the same way, on its other predictions before they are solved, and the
+database's latest on a pair the solver left `unknown`. All of it is kept within one chunk of the run only
+(`forget_reuse`), where pairs come in a fixed order: a row's verdict never depends on how chunks fell."""
 
 from __future__ import annotations
 
@@ -87,6 +87,14 @@ def _keep_witness(gold_sql: str, db_path: str, mode: str, verdict: Any) -> None:
             del kept[size:]
     while len(_witnesses) > _MEMO_SIZE:
         _witnesses.popitem(last=False)
+
+
+def forget_reuse() -> None:
+    """Forget every verdict and refutation kept for the next pairs. The pipeline calls it at the start of
+    each chunk: within a chunk the pairs come in a fixed order (examples, then models), so what is tried
+    on a pair, and in which order, is the same in every run, however chunks fall to workers."""
+    _memo.clear()
+    _witnesses.clear()
 
 
 def witness_root(neighbour_cache: str | None) -> Path:

@@ -11,7 +11,6 @@ picks, and a refutation that rests on one choice is re-run in SQLite before it i
 from __future__ import annotations
 
 import itertools
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +18,7 @@ from sqlglot import exp
 
 from sqltriage.core.verdicts.verify import aggregate as agg
 from sqltriage.core.verdicts.verify import symbolic as s
+from sqltriage.core.verdicts.verify.budget import UNITS_PER_STEP, Allowance, OutOfBudget
 from sqltriage.core.verdicts.verify.symbolic import Tri, Unsupported, Val
 from sqltriage.core.verdicts.verify.tables import SymDatabase
 
@@ -33,8 +33,7 @@ class TooLarge(Unsupported):
     """The encoding would exceed its size guard."""
 
 
-class Timeout(Exception):
-    """The encoding ran past the pair's deadline."""
+Timeout = OutOfBudget  # the encoding spent its question's units
 
 
 @dataclass(slots=True)
@@ -57,18 +56,27 @@ class Ctx:
 
 
 class Encoder:
-    def __init__(self, db: SymDatabase, deadline: float, max_rows: int = 4096) -> None:
+    def __init__(self, db: SymDatabase, allowance: Allowance, max_rows: int = 4096) -> None:
         self.db = db
-        self.deadline = deadline
+        self.allowance = allowance
+        self.spent = 0  # units this encoding has cost so far, the gold's included when copied
+        self.ticks = 0  # steps this object took itself (the calibration's count)
         self.max_rows = max_rows
         self.facts: list[Any] = []  # constraints on the free choices (bare columns, tie orders, …)
         self.ties: list[Any] = []  # "these two present rows tie on their ORDER BY keys", per pair
         self._names = itertools.count()
 
-    def copy(self, deadline: float) -> Encoder:
-        """This encoder's state so far (its database's too), to go on from apart under a new deadline: the
-        state after a gold query, from which each model's prediction of it is encoded."""
-        out = Encoder(self.db.copy(), deadline, self.max_rows)
+    def copy(self, allowance: Allowance, *, charge: bool = True) -> Encoder:
+        """This encoder's state so far (its database's too), to go on from apart under another allowance:
+        the state after a gold query, from which each model's prediction of it is encoded. `charge`: the new
+        allowance pays what the state cost, as if it had been encoded again (so a kept gold spends what a
+        fresh one would)."""
+        out = Encoder(self.db.copy(), allowance, self.max_rows)
+        out.spent = self.spent
+        if charge:
+            allowance.charge(self.spent)
+            if allowance.used > allowance.units:
+                raise OutOfBudget
         out.facts, out.ties = list(self.facts), list(self.ties)
         used = next(self._names)
         self._names = itertools.count(used)
@@ -79,8 +87,9 @@ class Encoder:
         return f"{stem}!{next(self._names)}"
 
     def tick(self) -> None:
-        if time.monotonic() > self.deadline:
-            raise Timeout
+        self.ticks += 1
+        self.spent += UNITS_PER_STEP
+        self.allowance.step()
 
     # ------------------------------------------------------------------ queries
 

@@ -1,9 +1,10 @@
 """One question put to z3 for a pair: encode both queries over symbolic tables and solve "they differ".
 
 The gold's part of the formula is kept per process and reused for each model's prediction of it; text is
-encoded as integers in the same order where the pair allows (text_codes.py); every call of the solver is
-bounded by the pair's deadline. A satisfying model is read back as the rows of each table, for
-counterexample.py to write out and confirm in SQLite.
+encoded as integers in the same order where the pair allows (text_codes.py); every question is bounded by
+its allowance of the pair's budget (budget.py) and solved in a z3 context of its own, so what it costs
+and answers depends on the formula alone, not on what the process solved before. A satisfying model is
+read back as the rows of each table, for counterexample.py to write out and confirm in SQLite.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from sqltriage.core.verdicts.exec_compare import order_matters
+from sqltriage.core.verdicts.verify import budget
 from sqltriage.core.verdicts.verify.bound_reach import beyond_bound
+from sqltriage.core.verdicts.verify.budget import TOO_SLOW, Allowance, TooSlow
 from sqltriage.core.verdicts.verify.canonical import bare, column_names, same_query
 
 
@@ -25,7 +28,7 @@ def solve(
     db_path: Path,
     mode: str,
     bound: int,
-    deadline: float,
+    allowance: Allowance,
     keys: tuple,
     *,
     prove: bool = True,
@@ -68,6 +71,7 @@ def solve(
     # Text as integers in the same order when the pair only compares, sorts and returns text (several
     # times faster to solve than z3's strings); with strings when some construct needs them.
     codes = _text_codes(trees, literals, db_path, keys)
+    cpu = time.process_time()
     try:
         while True:
             symbolic.encode_text_as_integers(codes)
@@ -83,11 +87,11 @@ def solve(
                 )
                 if key in _GOLDS:
                     kept, gold = _GOLDS[key]
-                    enc = kept.copy(deadline)
+                    enc = kept.copy(allowance)
                 else:
-                    enc = Encoder(SymDatabase(db_path, bound, literals, extra_fks, practice), deadline)
+                    enc = Encoder(SymDatabase(db_path, bound, literals, extra_fks, practice), allowance)
                     gold = enc.query(trees[0])
-                    _GOLDS[key] = (enc.copy(deadline), gold)
+                    _GOLDS[key] = (enc.copy(allowance, charge=False), gold)
                     while len(_GOLDS) > _GOLDS_SIZE:
                         _GOLDS.popitem(last=False)
                 db = enc.db
@@ -100,40 +104,39 @@ def solve(
                 codes = None
     except Timeout:
         return "unknown", "timeout", None, None
+    except TooSlow:
+        return "unknown", TOO_SLOW, None, None
     except Unsupported as exc:
         return "unknown", str(exc), None, None
     except z3.Z3Exception as exc:
         return "unknown", f"solver error: {exc}", None, None
     except NeedsStrings as exc:  # a text constant the code lacks, with strings as well: not expected
         return "unknown", f"not encoded: {exc}", None, None
+    budget.record("encode", enc.ticks, time.process_time() - cpu)
     if not prove:
         return "encoded", None, None, None
     # Simplifying and eliminating the equalities first (the symbolic rows are full of them) before the
     # SMT core solves several times faster than z3's default solver on these formulas.
-    solver = _solver()
-    solver.add(*db.constraints, *enc.facts, goal)
+    asserted = [*db.constraints, *enc.facts, goal]
     reach = beyond_bound(trees, bound)
 
     def proved(found: tuple[str, Any]) -> tuple[str, Any]:
         """A proof on databases too small to reach a count or a cut of these queries proves nothing."""
         return ("bounded", reach) if found[0] == "verified" and reach else found
 
-    status, payload = proved(_check(solver, db, deadline))
+    status, payload = proved(_check(asserted, db, allowance))
     if status != "sat":
         return status, payload, None, None
 
-    def untied() -> tuple[str, Any]:
-        solver.add(z3.Not(z3.Or(*enc.ties)))
-        return proved(_check(solver, db, deadline))
+    def untied(more: Allowance) -> tuple[str, Any]:
+        return proved(_check([*asserted, z3.Not(z3.Or(*enc.ties))], db, more))
 
-    def beyond_ties() -> tuple[str, Any]:
+    def beyond_ties(more: Allowance) -> tuple[str, Any]:
         try:
             goal = differ_beyond_ties(enc, gold, pred)
         except (Unsupported, z3.Z3Exception) as exc:
             return "unknown", str(exc)
-        relaxed = _solver()
-        relaxed.add(*db.constraints, *enc.facts, goal)
-        return proved(_check(relaxed, db, deadline))
+        return proved(_check([*db.constraints, *enc.facts, goal], db, more))
 
     blind = beyond_ties if ordered and tie_blind(gold, pred) else None
     return status, payload, untied if enc.ties else None, blind
@@ -167,45 +170,85 @@ _GOLDS_SIZE = 16
 TACTICS = ("simplify", "propagate-values", "solve-eqs")  # then the SMT core, without relevancy
 
 
-def _solver() -> Any:
+def _solver(ctx: Any) -> Any:
     """The SMT core with relevancy propagation off: on these formulas, mostly disjunctions of row
     conditions that all matter, tracking which of them are relevant cost more than it saved (about a third
     of z3's time on the same formulas, for proofs and counterexamples alike: docs/verification.md)."""
     import z3
 
-    return z3.Then(*TACTICS, z3.With("smt", relevancy=0)).solver()
+    tactics = [z3.Tactic(name, ctx) for name in TACTICS]
+    return z3.Then(*tactics, z3.With(z3.Tactic("smt", ctx), relevancy=0)).solver()
 
 
-def _check(solver: Any, db: Any, deadline: float) -> tuple[str, Any]:
-    """One call of the solver within what is left of the deadline, guarded by a timer should z3 overrun."""
+def _check(asserted: list, db: Any, allowance: Allowance) -> tuple[str, Any]:
+    """One question, in a context of its own: the formulas are copied into it, so z3 numbers their terms
+    the same way whatever the process built before, and the units it spends (and where it stops) depend on
+    the formula alone. Within what is left of the allowance; the wall clock only guards against a machine
+    far slower than the calibration (TOO_SLOW)."""
     import z3
 
     from sqltriage.core.verdicts.verify.text_codes import NeedsStrings
 
-    left = deadline - time.monotonic()
-    if left <= 0:
+    units, wall = allowance.left(), allowance.budget.wall_left()
+    if wall <= 0:
+        allowance.budget.too_slow = True
+        return "unknown", TOO_SLOW
+    if units <= 0:
         return "unknown", "timeout"
-    solver.set("timeout", max(1, int(left * 1000)))
-    guard = threading.Timer(left + 1.0, z3.main_ctx().interrupt)
+    ctx = z3.Context()
+    solver = _solver(ctx)
+    solver.add(*(f.translate(ctx) for f in asserted))
+    solver.set("rlimit", units)
+    fired = threading.Event()
+
+    def interrupt() -> None:
+        fired.set()
+        ctx.interrupt()
+
+    guard = threading.Timer(wall, interrupt)
     guard.daemon = True
     guard.start()
+    cpu = time.process_time()
     try:
         answer = solver.check()
     except z3.Z3Exception as exc:
         return "unknown", f"solver error: {exc}"
     finally:
         guard.cancel()
+        used = _units_used(solver)
+        allowance.charge(used)
+        budget.record("solve", used, time.process_time() - cpu)
+    if fired.is_set():
+        allowance.budget.too_slow = True
+        return "unknown", TOO_SLOW
     if answer == z3.unsat:
         return "verified", None
     if answer == z3.sat:
         try:
-            return "sat", _tables(solver.model(), db)
+            return "sat", _tables(_Model(solver.model(), ctx), db)
         except NeedsStrings as exc:
             return "unknown", str(exc)
     reason = solver.reason_unknown()
     return "unknown", "timeout" if (
-        "timeout" in reason or "cancel" in reason or "interrupt" in reason
+        "timeout" in reason or "cancel" in reason or "interrupt" in reason or "resource" in reason
     ) else reason
+
+
+def _units_used(solver: Any) -> int:
+    stats = solver.statistics()
+    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats else 0
+
+
+class _Model:
+    """A model of a question's own context, read with terms built in the process's main context."""
+
+    __slots__ = ("ctx", "model")
+
+    def __init__(self, model: Any, ctx: Any) -> None:
+        self.model, self.ctx = model, ctx
+
+    def eval(self, term: Any, model_completion: bool = False) -> Any:
+        return self.model.eval(term.translate(self.ctx), model_completion=model_completion)
 
 
 def _number(text: str) -> int | float:
