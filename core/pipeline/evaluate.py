@@ -382,6 +382,12 @@ def _workers_text(pool: Executor, jobs: int, options: EvalOptions) -> str:
     return f"{jobs} {'forked' if method == 'fork' else 'spawned'} processes"
 
 
+def _too_slow_note() -> str:
+    from sqltriage.core.verdicts.verify.budget import TOO_SLOW
+
+    return TOO_SLOW
+
+
 def evaluate(
     dataset: Dataset,
     predictions: Sequence[PredictionSet],
@@ -405,7 +411,7 @@ def evaluate(
             p.name, str(p.path), p.format, p.sha256, f"{p.sha256}:{key}", position, texts
         ):
             summary.stale_models.append(p.name)
-    done = workspace.done_pairs()
+    done = workspace.done_pairs(_too_slow_note() if options.verify else None)
     pending_gold = workspace.pending_gold()
     summary.features = (
         fill_cached_features(dataset, workspace, options.pipeline) if options.features else "off"

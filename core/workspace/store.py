@@ -477,8 +477,13 @@ class Workspace:
     def models(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT name FROM models ORDER BY position, name")]
 
-    def done_pairs(self) -> set[tuple[str, int]]:
-        return {(m, i) for m, i in self.db.execute("SELECT model, idx FROM results")}
+    def done_pairs(self, redo_note: str | None = None) -> set[tuple[str, int]]:
+        """The (model, example) pairs stored; those whose `equivalence_note` is `redo_note` (a verdict the
+        machine's load cut short) count as not done, so the next run tries them again."""
+        if redo_note is None:
+            return {(m, i) for m, i in self.db.execute("SELECT model, idx FROM results")}
+        sql = "SELECT model, idx FROM results WHERE equivalence_note IS NULL OR equivalence_note != ?"
+        return {(m, i) for m, i in self.db.execute(sql, (redo_note,))}
 
     def write_chunk(
         self, example_rows: Sequence[Mapping[str, Any]], result_rows: Sequence[Mapping[str, Any]]

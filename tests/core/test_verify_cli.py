@@ -184,3 +184,40 @@ def test_the_facet_tells_a_verdict_up_to_tie_order_from_a_plain_one() -> None:
         "unknown: timeout",
         "refuted",
     ]
+
+
+def test_rows_the_safety_net_stopped_are_counted_and_tried_again(
+    dataset: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    """A verdict the wall clock cut short is not reproducible: the run says how many, and the next run, on a
+    machine with time to spare, solves them and gets the verdicts of a run never cut short."""
+    from sqltriage.core.verdicts.verify import budget
+
+    data, preds = dataset
+    args = ["eval", str(data), "--pred", f"m={preds}", "--verify", "--json", "--jobs", "1"]
+    ws = tmp_path / "w.db"
+    with monkeypatch.context() as starved:  # a machine so slow the wall clock is spent at once
+        starved.setattr(budget, "SAFETY_FACTOR", 0)
+        starved.setattr(budget, "SAFETY_FLOOR", 0.0)
+        assert main([*args, "--workspace", str(ws)]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["run"]["verify_too_slow"] == 3
+    assert "equivalence left unknown on 3 row(s): machine too slow for the budget" in " ".join(
+        captured.err.split()
+    )
+    assert main([*args, "--workspace", str(ws)]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["run"]["computed"] == 3 and again["run"]["verify_too_slow"] == 0
+    assert main([*args, "--workspace", str(tmp_path / "never-cut.db")]) == 0
+    capsys.readouterr()
+
+    def verdicts(path: Path) -> list[tuple]:
+        conn = sqlite3.connect(path)
+        try:
+            return conn.execute(
+                "SELECT idx, equivalence, equivalence_note, ex_ts FROM results ORDER BY idx"
+            ).fetchall()
+        finally:
+            conn.close()
+
+    assert verdicts(ws) == verdicts(tmp_path / "never-cut.db")

@@ -88,6 +88,18 @@ def _verify_line(frame: Any, options: Any) -> str:
     return line + (f" ({reasons})" if reasons else "")
 
 
+def too_slow_rows(frame: Any) -> int:
+    """Rows the verifier's wall-clock safety net stopped: their verdict is not reproducible, and the next
+    run tries them again."""
+    import polars as pl
+
+    from sqltriage.core.verdicts.verify.budget import TOO_SLOW
+
+    if "equivalence_note" not in frame.columns:
+        return 0
+    return frame.filter(pl.col("equivalence_note") == TOO_SLOW).height
+
+
 def ts_unserved(frame: Any) -> dict[str, int]:
     """EX-passing rows that got no `ex_ts` because their database has no neighbours, counted by reason."""
     import polars as pl
@@ -165,8 +177,15 @@ def _run(args: argparse.Namespace) -> int:
             "[dim]ex_ts is off: add --neighbours 10 to also score each EX pass on 10 generated neighbour "
             "databases (catches EX false positives; see docs/testsuite.md)[/]"
         )
+    too_slow = too_slow_rows(frame) if options.verify else 0
     if options.verify:
         err.print(_verify_line(frame, options))
+        if too_slow:
+            err.print(
+                f"[yellow]equivalence left unknown on {too_slow} row(s): machine too slow for the budget "
+                "(the wall clock ran out long before the solver's budget did; run eval again on a quieter "
+                "machine and these rows are tried again)[/]"
+            )
     else:
         err.print(
             "[dim]equivalence is off (a run with --verify is remembered; --no-verify turns it off): add --verify to check each EX pass against the gold on every database "
@@ -186,6 +205,7 @@ def _run(args: argparse.Namespace) -> int:
         "workers": summary.workers,
         "verify": options.verify,
         "verify_bound": options.verify_bound if options.verify else None,
+        "verify_too_slow": too_slow if options.verify else None,
     }
     if args.json:
         json.dump(report, sys.stdout, indent=2)
