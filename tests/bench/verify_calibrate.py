@@ -64,7 +64,9 @@ def measure() -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     from sqltriage.core.verdicts.verify import budget
 
-    argparse.ArgumentParser(prog="python -m tests.bench verify-calibrate", description=__doc__).parse_args(argv)
+    argparse.ArgumentParser(prog="python -m tests.bench verify-calibrate", description=__doc__).parse_args(
+        argv
+    )
     m = measure()
     pooled = m["units_total"] / m["solve_cpu_total"]
     step_units = m["seconds_per_step"] * budget.UNITS_PER_SECOND

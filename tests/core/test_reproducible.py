@@ -28,7 +28,14 @@ MODELS = ("atlas-7b", "beacon-gpt4")
 # One second per query: the sample's #37 of atlas-7b runs until it, in every run. A solver budget so small
 # that some pairs run out of it: where a limit in seconds cut them depended on the machine's load.
 OPTIONS = EvalOptions(
-    timeout=1.0, features=False, neighbours=4, seed=3, verify=True, verify_timeout=0.005, chunk_size=8, pool_min_pairs=0
+    timeout=1.0,
+    features=False,
+    neighbours=4,
+    seed=3,
+    verify=True,
+    verify_timeout=0.005,
+    chunk_size=8,
+    pool_min_pairs=0,
 )
 
 
@@ -62,7 +69,9 @@ def run(tmp: Path, name: str, options: EvalOptions) -> list[dict[str, str]]:
 
 def differences(a: list[dict[str, str]], b: list[dict[str, str]]) -> list[tuple]:
     assert len(a) == len(b)
-    return [(x["index"], x["model"], k, x[k], y[k]) for x, y in zip(a, b, strict=True) for k in x if x[k] != y[k]]
+    return [
+        (x["index"], x["model"], k, x[k], y[k]) for x, y in zip(a, b, strict=True) for k in x if x[k] != y[k]
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -89,9 +98,7 @@ def test_a_loaded_machine_with_one_worker_exports_what_a_quiet_one_with_two_does
 
 
 @pytest.mark.slow
-def test_a_dask_cluster_exports_what_the_local_pool_does(
-    quiet: list[dict[str, str]], tmp_path: Path
-) -> None:
+def test_a_dask_cluster_exports_what_the_local_pool_does(quiet: list[dict[str, str]], tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     clustered = run(tmp_path, "cluster", replace(OPTIONS, cluster="local:2"))
     assert differences(quiet, clustered) == []

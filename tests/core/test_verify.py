@@ -304,7 +304,10 @@ def test_a_budget_in_work_gives_the_same_verdict_after_any_other_pair(db: Path) 
     limits = [0.002 + 0.0001 * i for i in range(31)]  # around the budget this pair needs to be proved
     first = [check_pair(gold, pred, db, timeout=t).columns() for t in limits]
     assert {v["equivalence"] for v in first} == {"unknown", "verified"}  # the grid holds the cut
-    for other in ("SELECT count(*) FROM emp", "SELECT d.name FROM dept AS d JOIN emp AS e ON e.dept_id = d.id"):
+    for other in (
+        "SELECT count(*) FROM emp",
+        "SELECT d.name FROM dept AS d JOIN emp AS e ON e.dept_id = d.id",
+    ):
         check_pair(other, other + " WHERE 1 = 1", db)  # other formulas built in this process meanwhile
     again = [check_pair(gold, pred, db, timeout=t).columns() for t in reversed(limits)]
     assert again[::-1] == first

@@ -140,9 +140,7 @@ def _index_path(root: Path, neighbour: Path, differs: Differ, max_steps: int) ->
     return root / INDEX_DIR / digest[:2] / f"{digest[2:32]}.json"
 
 
-def _indexed(
-    root: Path, neighbour: Path, differs: Differ, max_steps: int
-) -> Witness | None:
+def _indexed(root: Path, neighbour: Path, differs: Differ, max_steps: int) -> Witness | None:
     """The witness an earlier run stored for the same inputs, if its file is still there."""
     try:
         entry = json.loads(_index_path(root, neighbour, differs, max_steps).read_text())
@@ -154,9 +152,7 @@ def _indexed(
         return None
 
 
-def _index(
-    root: Path, neighbour: Path, differs: Differ, max_steps: int, found: Witness
-) -> None:
+def _index(root: Path, neighbour: Path, differs: Differ, max_steps: int, found: Witness) -> None:
     """Record a new witness in the index (written whole, then renamed): a re-run shrinks only what is new."""
     target = _index_path(root, neighbour, differs, max_steps)
     try:
