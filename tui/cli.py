@@ -104,7 +104,8 @@ def _add_verify_options(p: argparse.ArgumentParser, *, bound: bool = True) -> No
             type=float,
             default=None,
             metavar="SECONDS",
-            help="time limit per pair for --verify (default 0.5)",
+            help="budget per pair for --verify, in seconds of the calibration machine's CPU, counted in the "
+            "solver's own work so a verdict does not depend on the load (default 0.5)",
         )
 
 

@@ -1,10 +1,11 @@
 """Same inputs, same outputs: an evaluation with neighbours and the solver exports the same file on a quiet
-machine with two workers, on a loaded machine with one, and on a Dask cluster, each with a cache of its own
-(the witness paths aside, which name the cache)."""
+machine with two workers, on a loaded machine with one (in a process that hashes text with another seed),
+and on a Dask cluster, each with a cache of its own (the witness paths aside, which name the cache)."""
 
 from __future__ import annotations
 
 import csv
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from sqltriage.tui.cli import main
 
 pytest.importorskip("z3")
 
+REPO = Path(__file__).resolve().parents[2]
 MODELS = ("atlas-7b", "beacon-gpt4")
 # Small chunks: the sample's 67 questions fall in 9 chunks, shared out differently by one and two workers.
 # One second per query: the sample's #37 of atlas-7b runs until it, in every run. A solver budget so small
@@ -51,15 +53,30 @@ def busy_cores(n: int) -> Iterator[None]:
             p.wait()
 
 
-def run(tmp: Path, name: str, options: EvalOptions) -> list[dict[str, str]]:
-    """Evaluate the sample into a workspace and a cache of this run's own; its export, with the cache's
-    folder in witness paths written as <cache>."""
-    cache = tmp / f"cache-{name}"
+def evaluate_sample(workspace: Path, options: EvalOptions) -> None:
     ds = load_dataset(SAMPLE_DIR)
     preds = [load_predictions(SAMPLE_DIR / "predictions" / f"{m}.sql", ds) for m in MODELS]
-    workspace = tmp / f"{name}.db"
     with Workspace.open(workspace) as ws:
-        evaluate(ds, preds, ws, replace(options, neighbour_cache=str(cache)))
+        evaluate(ds, preds, ws, options)
+
+
+def run(tmp: Path, name: str, options: EvalOptions, hash_seed: int | None = None) -> list[dict[str, str]]:
+    """Evaluate the sample into a workspace and a cache of this run's own; its export, with the cache's
+    folder in witness paths written as <cache>. With `hash_seed`, in a process of its own that hashes
+    text with that seed (each process has its own, and a set of strings iterates in its order)."""
+    cache = tmp / f"cache-{name}"
+    workspace = tmp / f"{name}.db"
+    options = replace(options, neighbour_cache=str(cache))
+    if hash_seed is None:
+        evaluate_sample(workspace, options)
+    else:
+        code = (
+            "import sys; from pathlib import Path; from sqltriage.core.pipeline.evaluate import EvalOptions; "
+            "from tests.core.test_reproducible import evaluate_sample; "
+            f"evaluate_sample(Path(sys.argv[1]), {options!r})"
+        )
+        env = {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
+        subprocess.run([sys.executable, "-c", code, str(workspace)], check=True, env=env, cwd=REPO)
     out = tmp / f"{name}.csv"
     assert main(["export", "--workspace", str(workspace), "--out", str(out)]) == 0
     with out.open(newline="", encoding="utf-8") as f:
@@ -93,7 +110,7 @@ def test_a_loaded_machine_with_one_worker_exports_what_a_quiet_one_with_two_does
     quiet: list[dict[str, str]], tmp_path: Path
 ) -> None:
     with busy_cores(2):
-        loaded = run(tmp_path, "loaded", replace(OPTIONS, jobs=1))
+        loaded = run(tmp_path, "loaded", replace(OPTIONS, jobs=1), hash_seed=12345)
     assert differences(quiet, loaded) == []
 
 
@@ -102,3 +119,34 @@ def test_a_dask_cluster_exports_what_the_local_pool_does(quiet: list[dict[str, s
     pytest.importorskip("distributed")
     clustered = run(tmp_path, "cluster", replace(OPTIONS, cluster="local:2"))
     assert differences(quiet, clustered) == []
+
+
+PETS_GOLD = (
+    "SELECT T1.fname, T1.age FROM student AS T1 JOIN has_pet AS T2 ON T1.stuid = T2.stuid JOIN pets AS T3 "
+    "ON T3.petid = T2.petid WHERE T3.pettype = 'dog' AND T1.stuid NOT IN (SELECT T1.stuid FROM student AS T1 "
+    "JOIN has_pet AS T2 ON T1.stuid = T2.stuid JOIN pets AS T3 ON T3.petid = T2.petid WHERE T3.pettype = 'cat')"
+)
+PETS_PRED = (  # a real system's prediction: it passes EX and every neighbour, and the solver refutes it
+    "SELECT Student.Fname, Student.Age FROM Student INNER JOIN Has_Pet ON Student.StuID = Has_Pet.StuID "
+    "INNER JOIN Pets ON Has_Pet.PetID = Pets.PetID WHERE Pets.PetType = 'dog' AND Student.StuID NOT IN "
+    "(SELECT StuID FROM Has_Pet WHERE PetID IN (SELECT PetID FROM Pets WHERE PetType = 'cat'))"
+)
+
+
+def test_the_solvers_witness_is_the_same_in_processes_that_hash_text_differently(
+    spider_dev: Path, tmp_path: Path
+) -> None:
+    """The order of a formula's terms steers z3's search: built from a set of strings, it followed each
+    process's hash seed, and so did the witness (its file is named by its bytes). Seeds 0 to 3 gave two."""
+    db = spider_dev / "database" / "pets_1" / "pets_1.sqlite"
+    code = (
+        "import sys; from pathlib import Path; from sqltriage.core.verdicts.verify import check_pair; "
+        "v = check_pair(sys.argv[1], sys.argv[2], Path(sys.argv[3]), witness_root=Path(sys.argv[4])); "
+        "print(v.status, v.witness.name if v.witness else None, v.witness_rows)"
+    )
+    seen = set()
+    for seed in range(4):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        args = [sys.executable, "-c", code, PETS_GOLD, PETS_PRED, str(db), str(tmp_path / f"w{seed}")]
+        seen.add(subprocess.run(args, check=True, env=env, capture_output=True, text=True).stdout.strip())
+    assert len(seen) == 1 and next(iter(seen)).startswith("refuted ")

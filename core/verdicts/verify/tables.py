@@ -136,6 +136,9 @@ class SymDatabase:
         self.source = (str(path), extra_fks, practice)
         self.bound = bound
         self.literals = literals
+        # In one order whatever the process's string hashing: the order of the formula's terms steers z3's
+        # search, so a set's order would make the model (the witness) differ from one process to the next.
+        self.ordered_literals = tuple(sorted(literals, key=repr))
         self.tables: dict[str, SymTable] = {}
         self.constraints: list[Any] = []
         self._done_fks: set[tuple] = set()
@@ -144,6 +147,7 @@ class SymDatabase:
         """The same tables and constraints, to be extended apart (a gold's encoding, reused per prediction)."""
         out = object.__new__(SymDatabase)
         out.info, out.source, out.bound, out.literals = self.info, self.source, self.bound, self.literals
+        out.ordered_literals = self.ordered_literals
         out.tables, out.constraints, out._done_fks = (
             dict(self.tables),
             list(self.constraints),
@@ -221,7 +225,7 @@ class SymDatabase:
         if not c.not_null:
             self.constraints.append(s.implies(s.not_(present), v.null))  # absent rows hold NULLs: one model
         if c.domain:
-            allowed = [x for x in (*c.domain, *self.literals) if _fits(c.kind, x)]
+            allowed = [x for x in (*c.domain, *self.ordered_literals) if _fits(c.kind, x)]
             if allowed:
                 self.constraints.append(
                     s.implies(s.not_(v.null), s.or_(*[v.v == _z3(c.kind, x) for x in allowed]))
@@ -230,7 +234,9 @@ class SymDatabase:
     def _keys(self, t: SymTable, info: Any) -> None:
         groups = [g for g in [info.pk_columns, *info.unique_groups] if g]
         groups += [(c.name,) for c in info.columns if c.unique]
-        for g in {tuple(x.lower() for x in g) for g in groups}:
+        for g in sorted(
+            {tuple(x.lower() for x in g) for g in groups}
+        ):  # sorted: the same formula in any process
             if any(col not in t.rows[0][1] for col in g):
                 continue
             for i in range(len(t.rows)):
