@@ -128,7 +128,7 @@ def test_the_help_states_the_defaults_a_run_uses(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         main(["eval", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert f"time limit per pair for --verify (default {DEFAULT_TIMEOUT})" in text
+    assert f"does not depend on the load (default {DEFAULT_TIMEOUT})" in text
     assert (
         f"(default {DEFAULT_BOUND}, raised for a count or LIMIT that needs more, up to {RAISED_BOUND_MAX})"
         in text
