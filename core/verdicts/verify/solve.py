@@ -220,7 +220,9 @@ def _check(asserted: list, db: Any, allowance: Allowance) -> tuple[str, Any]:
     if "timeout" in reason:  # z3's wall clock, not the budget
         allowance.budget.too_slow = True
         return "unknown", TOO_SLOW
-    return "unknown", "timeout" if ("cancel" in reason or "interrupt" in reason or "resource" in reason) else reason
+    return "unknown", "timeout" if (
+        "cancel" in reason or "interrupt" in reason or "resource" in reason
+    ) else reason
 
 
 def _conjunction(asserted: list) -> Any:
