@@ -145,7 +145,7 @@ def diff(
     import json
 
     from sqltriage.core.pipeline.compare_queries import as_json, checked_db, compare_queries
-    from sqltriage.core.verdicts.execution import DEFAULT_TIMEOUT
+    from sqltriage.core.verdicts.exec_result import DEFAULT_TIMEOUT
 
     doc = compare_queries(
         gold_sql,

@@ -10,7 +10,8 @@ from typing import Any
 from sqltriage.core.datasets.schema import schema_from_sqlite
 from sqltriage.core.errors import UsageError
 from sqltriage.core.model import Schema
-from sqltriage.core.verdicts.execution import DEFAULT_TIMEOUT, ExecResult, execute
+from sqltriage.core.verdicts.exec_result import DEFAULT_TIMEOUT, ExecResult
+from sqltriage.core.verdicts.execution import execute
 
 SHOWN_ROWS = 20
 
@@ -81,7 +82,7 @@ def compare_queries(
     from sqltriage.core.sql.parse import parse_sql
     from sqltriage.core.sql.partial_match import partial_match
     from sqltriage.core.sql.schema_guess import guess_schema
-    from sqltriage.core.verdicts.exec_compare import execution_outcomes
+    from sqltriage.core.verdicts.pair_run import execution_outcomes
 
     schema: Schema = schema_from_sqlite(db) if db is not None else guess_schema([gold_sql, pred_sql])
     gold, pred = parse_sql(gold_sql, schema), parse_sql(pred_sql, schema)
@@ -164,7 +165,7 @@ def _on_neighbours(
     timeout: float,
 ) -> dict[str, Any]:
     """`neighbours` (K, seed, ex_ts in every mode) and `witness` (None unless a neighbour refutes ex_spider)."""
-    from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS
+    from sqltriage.core.verdicts.exec_result import DEFAULT_MAX_ROWS
     from sqltriage.core.verdicts.testsuite import NeighbourError, ensure_neighbours
     from sqltriage.core.verdicts.testsuite.match import TS_MODES, neighbour_golds, refute
 
@@ -224,8 +225,7 @@ def _on_verify(
 
 def _witness_doc(witness: Any, gold_sql: str, pred_sql: str, timeout: float) -> dict[str, Any]:
     """The witness as `diff --json` reports it: where, how big, every table's rows, both results, the reading."""
-    from sqltriage.core.verdicts.exec_compare import order_matters
-    from sqltriage.core.verdicts.execution import spider_sql
+    from sqltriage.core.verdicts.exec_compare import order_matters, spider_sql
     from sqltriage.core.verdicts.testsuite.reading import read_difference, witness_tables
 
     path = witness.path

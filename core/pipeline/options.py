@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from sqltriage.core.verdicts.exec_result import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
 from sqltriage.core.verdicts.verify.check import DEFAULT_BOUND as VERIFY_BOUND
 from sqltriage.core.verdicts.verify.check import DEFAULT_TIMEOUT as VERIFY_TIMEOUT
 

@@ -94,7 +94,8 @@ def gold_context(
     """`analyses` (shared_analyses.RecentAnalyses), when given, shares the parse of a gold query (and what
     is read off it: audit, categories) between the examples that ask it of the same database."""
     from sqltriage.core.pipeline.shared_analyses import QueryAnalysis, RecentAnalyses
-    from sqltriage.core.verdicts.execution import execute, spider_sql
+    from sqltriage.core.verdicts.exec_compare import spider_sql
+    from sqltriage.core.verdicts.execution import execute
     from sqltriage.core.verdicts.official_ex import official_gold_text
 
     schema = dataset.schemas.get(example.db_id)
@@ -270,8 +271,10 @@ def _analyse_pair(gold: GoldContext, pred_sql: str, analyses: Any = None) -> dic
 
 
 def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tuple[dict[str, Any], Any]:
-    from sqltriage.core.verdicts.execution import execute, execution_outcomes, spider_sql
+    from sqltriage.core.verdicts.exec_compare import spider_sql
+    from sqltriage.core.verdicts.execution import execute
     from sqltriage.core.verdicts.official_ex import official_outcome, official_pred_text
+    from sqltriage.core.verdicts.pair_run import execution_outcomes
 
     pred_result = execute(gold.db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
     pred_spider = pred_result
@@ -319,7 +322,8 @@ def _match_alternatives(
     single-gold verdict, as the official evaluator has no alternatives.
     """
     from sqltriage.core.datasets.alternatives import OFFICIAL_QUIRK
-    from sqltriage.core.verdicts.execution import EX_MODES, execution_outcomes
+    from sqltriage.core.verdicts.ex_modes import EX_MODES
+    from sqltriage.core.verdicts.pair_run import execution_outcomes
 
     for alt in alternatives:
         if all(outcomes[f"ex_{m}"] == 1 for m in EX_MODES):

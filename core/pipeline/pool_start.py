@@ -26,7 +26,7 @@ FORK_MIN_PAIRS = 100  # a forked one starts at once
 # before it forks, and by each Dask worker as it starts (cluster.dask_setup). Importing these gives
 # exactly the modules a chunk uses, no more: tests/core/test_worker_modules.py measures it.
 WORKER_MODULES = (
-    "sqltriage.core.pipeline.evaluate",  # the module tasks are unpickled from: pair, execution, official EX
+    "sqltriage.core.pipeline.evaluate",  # the module tasks are unpickled from: pair, execution
     "sqltriage.core.pipeline.gc_budget",
     "sqltriage.core.pipeline.shared_analyses",
     "sqltriage.core.datasets.alternatives",
@@ -37,6 +37,7 @@ WORKER_MODULES = (
     "sqltriage.core.sql.partial_match",
     "sqltriage.core.suggest",
     "sqltriage.core.verdicts.gold_audit",
+    "sqltriage.core.verdicts.pair_run",  # a pair's EX modes: exec_compare and official EX with it
 )
 
 

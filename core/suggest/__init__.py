@@ -30,7 +30,7 @@ from sqltriage.core.suggest.suggestion import (
 )
 from sqltriage.core.suggest.tree_diff import tree_findings
 from sqltriage.core.suggest.weak_categories import boundary_findings
-from sqltriage.core.verdicts.execution import ExecResult
+from sqltriage.core.verdicts.exec_result import ExecResult
 
 __all__ = ["Suggestion", "format_suggested", "stored_suggestions", "suggest_causes"]
 

@@ -16,14 +16,9 @@ from pathlib import Path
 
 from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import GATE, Suggestion
-from sqltriage.core.verdicts.execution import (
-    ExecResult,
-    compare,
-    execute,
-    order_matters,
-    spider_sql,
-    steps_for,
-)
+from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+from sqltriage.core.verdicts.exec_result import ExecResult
+from sqltriage.core.verdicts.execution import execute, steps_for
 
 TIMEOUT = 1.0  # seconds per query, as SQLite steps: the generated databases hold at most a few thousand rows
 STEPS = steps_for(TIMEOUT)  # the same on a loaded machine; the wall clock guards at WALL_FACTOR × TIMEOUT

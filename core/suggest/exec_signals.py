@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from sqltriage.core.verdicts.execution import ExecResult
+from sqltriage.core.verdicts.exec_result import ExecResult
 
 # arithmetic spelt as a function (`DIVIDE(a, b)`, as datasets' hints write it): the math is what is wrong
 ARITHMETIC_FUNCTIONS = {"divide", "subtract", "multiply", "add", "minus", "sub", "div", "mul"}

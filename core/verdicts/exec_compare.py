@@ -17,14 +17,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from sqltriage.core.verdicts.execution import ExecResult
+from sqltriage.core.verdicts.ex_modes import EX_MODES
+from sqltriage.core.verdicts.exec_result import DB_FAULTS, ExecResult
 
-EX_MODES = ("spider", "bird", "archer")
-DB_FAULTS = frozenset({"db_missing", "db_unreadable", "db_locked"})  # failures that say nothing of the query
-DEFAULT_MODE = "spider"
 MAX_PERMUTATION_CANDIDATES = 5_000  # column orders verified before `spider` gives up as undecidable
 
 Row = tuple
@@ -379,49 +375,7 @@ def compare(
     return None if verdict is None else int(verdict)
 
 
-def execution_outcomes(
-    gold: ExecResult,
-    pred: ExecResult,
-    gold_sql: str,
-    *,
-    float_tol: float | None = None,
-    gold_spider: ExecResult | None = None,
-    pred_spider: ExecResult | None = None,
-) -> dict[str, int | None]:
-    """`va`, `ex` (= `ex_spider`), `ex_spider`, `ex_bird`, `ex_archer` for one example.
-
-    `ex_spider` compares the results of `spider_sql()` of each query, as the official evaluator does:
-    pass them as `gold_spider` / `pred_spider` (`execution.run_pair` does), else they are run here
-    from the results' own query and database whenever the rewriting changes the text.
-    All None when the database is missing: such rows are left out of execution averages.
-    """
-    keys = ("va", "ex", *(f"ex_{m}" for m in EX_MODES))
-    if gold.error_kind in DB_FAULTS or pred.error_kind in DB_FAULTS:
-        return dict.fromkeys(keys)  # the database, not the query, failed: no verdict either way
-    gold_spider = gold_spider or _spider_rerun(gold)
-    pred_spider = pred_spider or _spider_rerun(pred)
-    out: dict[str, int | None] = {"va": int(pred.ok)}
-    ordered = order_matters(gold_sql)
-    for m in EX_MODES:
-        g, p = (gold_spider or gold, pred_spider or pred) if m == "spider" else (gold, pred)
-        out[f"ex_{m}"] = compare(g, p, m, order_matters=ordered, float_tol=float_tol)
-    out["ex"] = out[f"ex_{DEFAULT_MODE}"]
-    return {k: out[k] for k in keys}
-
-
 # ---------------------------------------------------------------- spider's own rewriting
-
-
-def _spider_rerun(result: ExecResult) -> ExecResult:
-    """The result of `spider_sql()` of the query behind `result` (itself when the text is unchanged)."""
-    if result.sql is None or result.db_path is None:
-        return result
-    text = spider_sql(result.sql)
-    if text == result.sql:
-        return result
-    from sqltriage.core.verdicts.execution import execute  # deferred: execution imports this module
-
-    return execute(result.db_path, text, timeout=result.timeout, max_rows=result.max_rows)
 
 
 _QUOTED_OR_DISTINCT = re.compile(

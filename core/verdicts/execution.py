@@ -6,7 +6,8 @@ well, one statement runs per call, a progress handler enforces the timeout, and 
 capped. Whatever goes wrong with a query comes back as a value (`ExecResult.error`), never an exception,
 because one bad prediction is a row outcome, not a failure of the evaluation.
 
-The comparison of results (EX modes) lives in `exec_compare`; it is re-exported here.
+The result record is `exec_result.ExecResult`; comparing results (EX modes) is `exec_compare`'s, and running
+a pair and scoring it in every mode `pair_run`'s.
 """
 
 from __future__ import annotations
@@ -20,47 +21,12 @@ import stat
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
-from sqltriage.core.verdicts.exec_compare import (
-    EX_MODES,
-    compare,
-    execution_outcomes,
-    order_matters,
-    spider_sql,
-)
-from sqltriage.core.verdicts.official_ex import (
-    OfficialVerdict,
-    official_gold_text,
-    official_outcome,
-    official_pred_text,
-)
+from sqltriage.core.verdicts.exec_result import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, ExecResult
 
-__all__ = [
-    "DEFAULT_MAX_ROWS",
-    "DEFAULT_TIMEOUT",
-    "ERROR_KINDS",
-    "EX_MODES",
-    "ExecResult",
-    "GoldResultCache",
-    "PairRun",
-    "compare",
-    "execute",
-    "execute_all_on",
-    "execute_on",
-    "execution_outcomes",
-    "file_digest",
-    "order_matters",
-    "run_pair",
-    "spider_sql",
-    "steps_for",
-]
-
-DEFAULT_TIMEOUT = 5.0  # seconds per query, execution and fetch together
-DEFAULT_MAX_ROWS = 100_000  # rows fetched before a result is marked truncated
 MAX_RESULT_BYTES = 256 * 1024 * 1024  # text/blob bytes fetched before a result is marked truncated
 MAX_SQL_BYTES = 1_000_000  # longer statements are refused by SQLite ("string or blob too big")
 MAX_VALUE_BYTES = 32 * 1024 * 1024  # largest string or blob a query may build (zeroblob(1e9) fails)
@@ -72,18 +38,6 @@ _PROGRESS_STEPS = 2_000  # VM instructions between two deadline checks
 # for the queries whose outcome must not depend on the machine's load (`steps_for`).
 STEPS_PER_SECOND = 100_000_000
 _FETCH_CHUNK = 256  # rows fetched between two checks of the caps
-
-ERROR_KINDS = (
-    "empty",  # nothing to run (blank, only comments)
-    "syntax",  # the statement does not compile: parse error, unknown table/column/function, limits
-    "runtime",  # compiled but failed while running
-    "timeout",  # interrupted at the deadline
-    "forbidden",  # tried to write, attach, change settings or load code
-    "multiple_statements",  # more than one statement
-    "db_missing",  # no database file for this example
-    "db_unreadable",  # the file exists but SQLite cannot open or read it
-    "db_locked",  # another program holds a lock on the file
-)
 
 # Pragmas that only read and cannot change any state, whatever argument they are given.
 _READ_PRAGMAS = frozenset(
@@ -119,28 +73,6 @@ _READ_ONLY_WITHOUT_ARG = frozenset(
 _FORBIDDEN_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
 _SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"})
 _ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE})
-
-
-@dataclass(frozen=True, slots=True)
-class ExecResult:
-    """What one query returned, or why it returned nothing."""
-
-    columns: tuple[str, ...]
-    rows: tuple[tuple, ...]
-    elapsed: float  # seconds, open + execute + fetch
-    error: str | None = None  # full message
-    error_kind: str | None = None  # one of ERROR_KINDS
-    truncated: bool = False  # row or byte cap hit: the rows are a prefix of the full result
-    # Where the result came from, so `ex_spider` can re-run the official rewriting of the query when
-    # a caller gives only the results; not part of equality.
-    sql: str | None = field(default=None, compare=False, repr=False)
-    db_path: Path | None = field(default=None, compare=False, repr=False)
-    timeout: float = field(default=DEFAULT_TIMEOUT, compare=False, repr=False)
-    max_rows: int = field(default=DEFAULT_MAX_ROWS, compare=False, repr=False)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
 
 
 def _failure(kind: str, message: str, started: float) -> ExecResult:
@@ -633,49 +565,3 @@ class GoldResultCache:
             with self._lock:
                 del self._pending[key]
             event.set()
-
-
-@dataclass(frozen=True, slots=True)
-class PairRun:
-    """Everything one (gold, prediction) pair produced on its database."""
-
-    gold: ExecResult  # the gold as written
-    pred: ExecResult  # the prediction as written (va, ex_bird, ex_archer)
-    gold_spider: ExecResult  # spider_sql(gold): what ex_spider compares; `gold` when unchanged
-    pred_spider: ExecResult  # spider_sql(pred); `pred` when unchanged
-    outcomes: dict[str, int | None]  # va, ex, ex_spider, ex_bird, ex_archer
-    official: OfficialVerdict | None = None  # ex_official and the quirk that sets it apart from ex_spider
-
-
-def run_pair(
-    db_path: Path | None,
-    gold_sql: str,
-    pred_sql: str,
-    *,
-    cache: GoldResultCache | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    max_rows: int = DEFAULT_MAX_ROWS,
-    float_tol: float | None = None,
-) -> PairRun:
-    """Execute a pair (and its Spider rewriting only where it differs) and score every EX mode."""
-
-    def run_gold(sql: str) -> ExecResult:
-        if cache is not None:
-            return cache.get(db_path, sql, timeout, max_rows)
-        return execute(db_path, sql, timeout=timeout, max_rows=max_rows)
-
-    gold = run_gold(gold_sql)
-    pred = execute(db_path, pred_sql, timeout=timeout, max_rows=max_rows)
-    g_text, p_text = spider_sql(gold_sql), spider_sql(pred_sql)
-    gold_spider = gold if g_text == gold_sql else run_gold(g_text)
-    pred_spider = pred if p_text == pred_sql else execute(db_path, p_text, timeout=timeout, max_rows=max_rows)
-    outcomes = execution_outcomes(
-        gold, pred, gold_sql, float_tol=float_tol, gold_spider=gold_spider, pred_spider=pred_spider
-    )
-    go_text, po_text = official_gold_text(gold_sql), official_pred_text(pred_sql)
-    gold_official = gold_spider if go_text == g_text else run_gold(go_text)
-    pred_official = (
-        pred_spider if po_text == p_text else execute(db_path, po_text, timeout=timeout, max_rows=max_rows)
-    )
-    official = official_outcome(gold_official, pred_official, gold_sql, pred_sql, outcomes["ex_spider"])
-    return PairRun(gold, pred, gold_spider, pred_spider, outcomes, official)

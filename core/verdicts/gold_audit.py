@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sqltriage.core.sql.parse import ParsedQuery
-    from sqltriage.core.verdicts.execution import ExecResult
+    from sqltriage.core.verdicts.exec_result import ExecResult
 
 # reason code → the label shown in facets, the Question tab and the `gold_suspect` column
 REASONS: dict[str, str] = {

@@ -24,12 +24,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from sqltriage.core.verdicts.exec_compare import DB_FAULTS, Rows, compare, order_matters, spider_sql
-
-if TYPE_CHECKING:
-    from sqltriage.core.verdicts.execution import ExecResult
+from sqltriage.core.verdicts.exec_compare import Rows, compare, order_matters, spider_sql
+from sqltriage.core.verdicts.exec_result import DB_FAULTS, ExecResult
 
 QUIRKS = (
     "tab-cut",

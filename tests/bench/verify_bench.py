@@ -116,8 +116,8 @@ def _with_neighbours(data: Path, preds: list[Path], root: Path, k: int, solved: 
 def _differ(gold: str, pred: str, witness: str | None) -> bool:
     """Re-run in SQLite on the neighbour's witness, as ex_spider compares (a neighbour's fail may also be a
     query that timed out on a loaded machine)."""
-    from sqltriage.core.verdicts.exec_compare import compare, order_matters
-    from sqltriage.core.verdicts.execution import execute, spider_sql
+    from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+    from sqltriage.core.verdicts.execution import execute
 
     if witness is None or not Path(witness).is_file():
         return True
@@ -126,8 +126,8 @@ def _differ(gold: str, pred: str, witness: str | None) -> bool:
 
 
 def _bags_differ(gold: str, pred: str, witness: str | None) -> bool:
-    from sqltriage.core.verdicts.exec_compare import compare
-    from sqltriage.core.verdicts.execution import execute, spider_sql
+    from sqltriage.core.verdicts.exec_compare import compare, spider_sql
+    from sqltriage.core.verdicts.execution import execute
 
     if witness is None or not Path(witness).is_file():
         return True  # nothing to re-run: counted against the verdict

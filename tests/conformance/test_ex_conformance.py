@@ -20,15 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.verdicts.exec_compare import compare, spider_sql
-from sqltriage.core.verdicts.execution import (
-    DEFAULT_TIMEOUT,
-    GoldResultCache,
-    PairRun,
-    order_matters,
-    run_pair,
-)
+from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+from sqltriage.core.verdicts.exec_result import DEFAULT_TIMEOUT
+from sqltriage.core.verdicts.execution import GoldResultCache
 from sqltriage.core.verdicts.official_ex import passes_row_sort
+from sqltriage.core.verdicts.pair_run import PairRun, run_pair
 
 from .systems import SYSTEMS
 

@@ -19,7 +19,7 @@ from urllib.parse import quote
 import pytest
 
 from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
-from sqltriage.core.verdicts.execution import ExecResult
+from sqltriage.core.verdicts.exec_result import ExecResult
 from sqltriage.core.workspace.store import Workspace
 from tests.core.neighbour_checks import violations
 

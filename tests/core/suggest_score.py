@@ -16,9 +16,10 @@ from pathlib import Path
 
 from sqltriage.core.sql.exact_match import exact_match
 from sqltriage.core.suggest import Suggestion, suggest_causes
-from sqltriage.core.verdicts.exec_compare import EX_MODES, execution_outcomes
+from sqltriage.core.verdicts.ex_modes import EX_MODES
 from sqltriage.core.verdicts.execution import execute
 from sqltriage.core.verdicts.gold_audit import audit_gold, tie_sensitive
+from sqltriage.core.verdicts.pair_run import execution_outcomes
 from sqltriage.core.verdicts.testsuite.from_schema import schema_neighbours
 from tests.core.suggest_set import LabelledRow
 

@@ -7,8 +7,10 @@ import random
 import pytest
 
 from sqltriage.core.verdicts import exec_compare
-from sqltriage.core.verdicts.exec_compare import spider_sql
-from sqltriage.core.verdicts.execution import EX_MODES, ExecResult, compare, execution_outcomes, order_matters
+from sqltriage.core.verdicts.ex_modes import EX_MODES
+from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+from sqltriage.core.verdicts.exec_result import ExecResult
+from sqltriage.core.verdicts.pair_run import execution_outcomes
 
 
 def res(rows: list[tuple], columns: tuple[str, ...] | None = None) -> ExecResult:

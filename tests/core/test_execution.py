@@ -10,16 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.verdicts.execution import (
-    ERROR_KINDS,
-    ExecResult,
-    GoldResultCache,
-    execute,
-    execute_all_on,
-    execute_on,
-    execution_outcomes,
-    run_pair,
-)
+from sqltriage.core.verdicts.exec_result import ERROR_KINDS, ExecResult
+from sqltriage.core.verdicts.execution import GoldResultCache, execute, execute_all_on, execute_on
+from sqltriage.core.verdicts.pair_run import execution_outcomes, run_pair
 
 
 def make_db(path: Path) -> Path:

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.verdicts.execution import file_digest, run_pair
+from sqltriage.core.verdicts.execution import file_digest
 from sqltriage.core.verdicts.official_ex import (
     may_return_rows,
     official_order_matters,
     official_pred_text,
     passes_row_sort,
 )
+from sqltriage.core.verdicts.pair_run import run_pair
 
 
 @pytest.fixture(scope="module")

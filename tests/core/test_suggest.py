@@ -17,9 +17,9 @@ from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
 from sqltriage.core.reporting.report import load_frame
 from sqltriage.core.suggest import Suggestion, format_suggested, stored_suggestions, suggest_causes
 from sqltriage.core.triage.taxonomy import load_taxonomy
-from sqltriage.core.verdicts.exec_compare import execution_outcomes
 from sqltriage.core.verdicts.execution import execute
 from sqltriage.core.verdicts.gold_audit import audit_gold, tie_sensitive
+from sqltriage.core.verdicts.pair_run import execution_outcomes
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.samples import SAMPLE_DIR
 

@@ -14,8 +14,8 @@ import pytest
 from sqltriage.core.model import Column, Schema, Table
 from sqltriage.core.suggest import suggest_causes
 from sqltriage.core.suggest.facts import query_facts
-from sqltriage.core.verdicts.exec_compare import execution_outcomes
 from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.verdicts.pair_run import execution_outcomes
 
 
 @pytest.fixture

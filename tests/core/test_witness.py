@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.verdicts.exec_compare import compare, order_matters
-from sqltriage.core.verdicts.execution import ExecResult, execute, spider_sql
+from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+from sqltriage.core.verdicts.exec_result import ExecResult
+from sqltriage.core.verdicts.execution import execute
 from sqltriage.core.verdicts.testsuite import ensure_neighbours
 from sqltriage.core.verdicts.testsuite import witness as witness_module
 from sqltriage.core.verdicts.testsuite.reading import read_difference, witness_tables

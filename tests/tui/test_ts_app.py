@@ -13,8 +13,8 @@ import pytest
 from sqltriage.core.pipeline.evaluate import evaluate
 from sqltriage.core.reporting.facets import TS_FALSE_POSITIVE
 from sqltriage.core.reporting.report import load_frame
-from sqltriage.core.verdicts.exec_compare import order_matters
-from sqltriage.core.verdicts.execution import execute, spider_sql
+from sqltriage.core.verdicts.exec_compare import order_matters, spider_sql
+from sqltriage.core.verdicts.execution import execute
 from sqltriage.core.verdicts.testsuite.reading import read_difference, witness_tables
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.app import _toggle, create_app

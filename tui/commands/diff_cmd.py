@@ -10,7 +10,7 @@ from typing import Any
 
 def run(args: argparse.Namespace) -> int:
     from sqltriage.core.pipeline.compare_queries import as_json, checked_db, compare_queries
-    from sqltriage.core.verdicts.execution import DEFAULT_TIMEOUT
+    from sqltriage.core.verdicts.exec_result import DEFAULT_TIMEOUT
 
     db = checked_db(args.db or None)
     doc = compare_queries(

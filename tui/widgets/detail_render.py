@@ -14,8 +14,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from sqltriage.core.verdicts.execution import EX_MODES, ExecResult, PairRun
+from sqltriage.core.verdicts.ex_modes import EX_MODES
+from sqltriage.core.verdicts.exec_result import ExecResult
 from sqltriage.core.verdicts.gold_audit import Tie, tie_sensitive
+from sqltriage.core.verdicts.pair_run import PairRun
 
 if TYPE_CHECKING:  # these load sqlglot: the triage tab, drawn with the first row, must not wait for it
     from sqltriage.core.sql.authors_match import AuthorsMatch

@@ -14,7 +14,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from sqltriage.core.verdicts.execution import PairRun
+from sqltriage.core.verdicts.pair_run import PairRun
 from sqltriage.core.verdicts.testsuite.reading import WitnessTable
 
 _REBUILD = "`sqltriage diff GOLD PRED --db DB --neighbours K` finds a witness again (from neighbours of this gold alone)"

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sqltriage.core.verdicts.execution import ExecResult, execute, steps_for
+from sqltriage.core.verdicts.exec_result import ExecResult
+from sqltriage.core.verdicts.execution import execute, steps_for
 from sqltriage.core.verdicts.testsuite.plant import GoldPlan
 
 COVERAGE_TIMEOUT = 2.0  # seconds per query, as SQLite steps: the coverage report is the same under load

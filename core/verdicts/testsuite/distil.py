@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
-from sqltriage.core.verdicts.execution import ExecResult, execute, steps_for
+from sqltriage.core.verdicts.exec_result import ExecResult
+from sqltriage.core.verdicts.execution import execute, steps_for
 from sqltriage.core.verdicts.testsuite.mutate import mutants
 
 DISTIL_TIMEOUT = 1.0  # seconds per query while distilling, as SQLite steps; a slower mutant is not used

@@ -38,7 +38,7 @@ class NeighbourGold:
     def spider_result(self) -> Any:
         """ExecResult of spider_sql(gold) on this neighbour."""
         if self._result is None:
-            from sqltriage.core.verdicts.execution import spider_sql
+            from sqltriage.core.verdicts.exec_compare import spider_sql
 
             self._result = self._run(self.path, spider_sql(self.gold_sql))
         return self._result
@@ -47,7 +47,7 @@ class NeighbourGold:
     def written_result(self) -> Any:
         """ExecResult of the gold as written (what `ex_bird` and `ex_archer` compare) on this neighbour."""
         if self._written is None:
-            from sqltriage.core.verdicts.execution import spider_sql
+            from sqltriage.core.verdicts.exec_compare import spider_sql
 
             same = spider_sql(self.gold_sql) == self.gold_sql
             self._written = self.spider_result if same else self._run(self.path, self.gold_sql)
@@ -132,7 +132,7 @@ def _bare(sql: str) -> str:
 
 def _same_text(pred_sql: str, gold_sql: str) -> bool:
     """True when the texts Spider's evaluator runs are the same (so are their results, on any database)."""
-    from sqltriage.core.verdicts.execution import spider_sql
+    from sqltriage.core.verdicts.exec_compare import spider_sql
 
     return _bare(spider_sql(pred_sql.strip())) == _bare(spider_sql(gold_sql.strip()))
 
@@ -179,8 +179,8 @@ def refute(
     `spider` compares Spider's rewriting of both queries (what `ex_spider` reads), `bird` and `archer` the
     queries as written; a text two modes need is run once per neighbour.
     """
-    from sqltriage.core.verdicts.exec_compare import compare, order_matters
-    from sqltriage.core.verdicts.execution import execute, spider_sql
+    from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+    from sqltriage.core.verdicts.execution import execute
     from sqltriage.core.verdicts.testsuite.witness import minimal_witness
 
     texts = {"spider": spider_sql(pred_sql), "bird": pred_sql, "archer": pred_sql}

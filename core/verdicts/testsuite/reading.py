@@ -17,7 +17,7 @@ from urllib.parse import quote
 from sqltriage.core.verdicts.testsuite.constraints import quoted, table_names
 
 if TYPE_CHECKING:
-    from sqltriage.core.verdicts.execution import ExecResult
+    from sqltriage.core.verdicts.exec_result import ExecResult
 
 SHOWN_ROWS = 2  # rows quoted in the line
 SHOWN_TEXT = 24  # characters of a text value quoted in the line

@@ -47,8 +47,8 @@ def confirm(
     exec_timeout: float,
     keys: tuple = ((), None),
 ) -> Confirmed:
-    from sqltriage.core.verdicts.exec_compare import compare, order_matters
-    from sqltriage.core.verdicts.execution import execute, spider_sql
+    from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+    from sqltriage.core.verdicts.execution import execute
 
     root = Path(root) if root is not None else default_root()
     root.mkdir(parents=True, exist_ok=True)
@@ -79,8 +79,8 @@ def confirm(
 def separates(witness: Path, gold_sql: str, pred_sql: str, mode: str, exec_timeout: float = 10.0) -> bool:
     """Whether a stored counterexample still separates the two, re-run in SQLite as `confirm` runs it (for a
     verdict reused from a prediction that is the same query written differently)."""
-    from sqltriage.core.verdicts.exec_compare import compare, order_matters
-    from sqltriage.core.verdicts.execution import execute, spider_sql
+    from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+    from sqltriage.core.verdicts.execution import execute
 
     texts = (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
     g = execute(witness, texts[0], timeout=exec_timeout)

@@ -230,8 +230,9 @@ class DetailMixin(BrowseState):
     def _live_worker(
         self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str, witness: str | None = None
     ) -> None:
-        from sqltriage.core.verdicts.execution import execute, run_pair
+        from sqltriage.core.verdicts.execution import execute
         from sqltriage.core.verdicts.gold_audit import audit_gold
+        from sqltriage.core.verdicts.pair_run import run_pair
         from sqltriage.tui.widgets.detail_render import render_results
         from sqltriage.tui.widgets.witness_render import render_witness, witness_path
 
