@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqltriage.core.errors import UsageError
-from sqltriage.core.reporting.facet_names import EX_MODES
+from sqltriage.core.verdicts.ex_modes import EX_MODES
 
 DEFAULT_THEME = "textual-dark"
 DEFAULT_CACHE_MAX_SIZE = "1GB"  # the user cache is pruned to this after a run that wrote to it

@@ -63,7 +63,7 @@ _COUNT_SQL = (
 
 def read_first_page(ws: Any, ex_mode: str, limit: int = FIRST_PAGE_ROWS) -> FirstPage:
     """The row count and first `limit` rows of every model's frame in the workspace `ws`, with SQLite alone."""
-    from sqltriage.core.reporting.facet_names import EX_MODES
+    from sqltriage.core.verdicts.ex_modes import EX_MODES
 
     if ex_mode not in EX_MODES:
         raise ValueError(f"unknown EX mode {ex_mode!r} (one of {', '.join(EX_MODES)})")

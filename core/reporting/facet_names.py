@@ -130,6 +130,3 @@ class Filters:
         if self.search.strip():
             parts.append(f'"{self.search.strip()}"')
         return " · ".join(parts) if parts else "no filter"
-
-
-EX_MODES = ("spider", "bird", "archer")

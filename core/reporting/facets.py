@@ -25,7 +25,6 @@ import polars as pl
 from sqltriage.core.reporting.facet_names import (  # also imported from here by the app and the CLI
     _INFERRED_PREFIX,
     _INFERRED_SUFFIX,
-    EX_MODES,
     FACET_KEYS,
     FACETS,
     LOW_PM,
@@ -40,6 +39,7 @@ from sqltriage.core.reporting.facet_names import (  # also imported from here by
     membership_part,
 )
 from sqltriage.core.reporting.facet_text import facet_text
+from sqltriage.core.verdicts.ex_modes import EX_MODES
 from sqltriage.core.verdicts.gold_audit import REASONS as GOLD_SUSPECT_REASONS
 
 

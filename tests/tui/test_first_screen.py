@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import sqltriage.core.reporting.report as report
 from sqltriage.core.reporting import facets
+from sqltriage.core.verdicts.ex_modes import EX_MODES
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.app import create_app
 from sqltriage.tui.opening import FirstPage, Preload, read_first_page
@@ -52,7 +53,7 @@ def test_the_first_screen_is_drawn_without_polars_numpy_or_pyarrow(sample_ws: Ev
     assert modules_loaded_by(code, HEAVY) == []
 
 
-@pytest.mark.parametrize("mode", facets.EX_MODES)
+@pytest.mark.parametrize("mode", EX_MODES)
 def test_the_first_page_holds_the_rows_the_table_shows_first(sample_ws: Evaluated, mode: str) -> None:
     table = _table(sample_ws.workspace, mode)
     with Workspace.open_for_reading(sample_ws.workspace) as ws:
