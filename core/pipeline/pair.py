@@ -16,7 +16,7 @@ from sqltriage.core.model import Dataset, Example
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from sqltriage.core.pipeline.evaluate import EvalOptions
+    from sqltriage.core.pipeline.options import EvalOptions
 
 
 # --- example rows ----------------------------------------------------------------------------------------------
