@@ -23,9 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from sqltriage.core.verdicts.testsuite.column_rule import ColumnRule
 from sqltriage.core.verdicts.testsuite.literals import GoldLiterals
 from sqltriage.core.verdicts.testsuite.schema import DbInfo, TableInfo
 from sqltriage.core.verdicts.testsuite.shape import SelectShape, read_shapes
+from sqltriage.core.verdicts.testsuite.values import kind_of
 
 CATEGORICAL_MAX = 12
 CATEGORICAL_ROWS = 10
@@ -33,25 +35,6 @@ CATEGORICAL_ROWS = 10
 # ten shows no NULL in 10 rows 35% of the time, in 30 rows 4% of the time.
 EVIDENCE_ROWS = 30
 UNIQUE_EVIDENCE_ROWS = 30
-
-
-@dataclass(slots=True)
-class ColumnRule:
-    domain: list | None = None  # categorical: the only values drawn
-    low: float | None = None  # numeric range (inclusive)
-    high: float | None = None
-    never_null: bool = False
-    unique: bool = False
-
-    def admits(self, value: object) -> bool:
-        """Whether `value` respects this rule (NULL aside: see never_null)."""
-        if value is None:
-            return not self.never_null
-        if self.domain is not None and value not in self.domain:
-            return False
-        if self.low is not None and isinstance(value, int | float) and not isinstance(value, bool):
-            return self.low <= value <= self.high  # type: ignore[operator]
-        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +66,6 @@ def mine(db: DbInfo, literals: GoldLiterals, shapes: Iterable[SelectShape]) -> M
 
 
 def _rule(table: TableInfo, column: object, literals: GoldLiterals, keyish: set) -> ColumnRule:
-    from sqltriage.core.verdicts.testsuite.values import kind_of
-
     values = column.values  # type: ignore[attr-defined]
     present = [v for v in values if v is not None]
     rule = ColumnRule()

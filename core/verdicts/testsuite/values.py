@@ -3,7 +3,7 @@
 Seeded with the column's real values and the gold literals compared with it, then perturbed (integers
 ±1/±2, reals by small steps, strings with prefixes, suffixes, truncation, case), sometimes drawn from the
 type's whole range; a share of NULLs where allowed, and sometimes only a few distinct values so that
-duplicates and ties appear. A column's mined rule (`mine.ColumnRule`) bounds all of it: a categorical
+duplicates and ties appear. A column's mined rule (`column_rule.ColumnRule`) bounds all of it: a categorical
 column draws only from its domain, a numeric one stays in its range, a never-NULL one gets no NULL. Every choice comes from the `random.Random` passed in: same seed, same values.
 """
 
@@ -15,7 +15,7 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
-from sqltriage.core.verdicts.testsuite.mine import ColumnRule
+from sqltriage.core.verdicts.testsuite.column_rule import ColumnRule
 from sqltriage.core.verdicts.testsuite.schema import ColumnInfo
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(.*)$")
