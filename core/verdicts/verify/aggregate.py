@@ -9,16 +9,14 @@ distinct, below the row count, and increasing along the sort keys; ties are left
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import z3
 from sqlglot import exp
 
-from sqltriage.core.verdicts.verify import symbolic as s
+import sqltriage.core.verdicts.verify.symbolic as s
+from sqltriage.core.verdicts.verify.relation import Ctx, Encoding, Env, Rel, TooLarge
 from sqltriage.core.verdicts.verify.symbolic import Tri, Unsupported, Val
-
-if TYPE_CHECKING:
-    from sqltriage.core.verdicts.verify.encode import Ctx, Encoder, Env, Rel
 
 AGGREGATES = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
 
@@ -34,9 +32,7 @@ def has_aggregate(e: exp.Expression) -> bool:
     return False
 
 
-def project(enc: Encoder, node: exp.Select, rows: list[tuple[Any, Env]], env: Env, aliases: dict) -> Rel:
-    from sqltriage.core.verdicts.verify.encode import Ctx, Rel
-
+def project(enc: Encoding, node: exp.Select, rows: list[tuple[Any, Env]], env: Env, aliases: dict) -> Rel:
     exprs = _select_list(enc, node, rows)
     names = [e.alias_or_name.lower() for e in exprs]
     group = node.args.get("group")
@@ -112,18 +108,14 @@ def _head(e: exp.Expression) -> str:
 
 
 def _fresh(ctx: Ctx) -> Ctx:
-    from sqltriage.core.verdicts.verify.encode import Ctx
-
     return Ctx(ctx.env, ctx.group, ctx.keys, dict(ctx.aliases), ctx.outer_depth)
 
 
 def _too_large(n: int) -> Unsupported:
-    from sqltriage.core.verdicts.verify.encode import TooLarge
-
     return TooLarge(f"encoding too large: {n} rows to group")
 
 
-def _select_list(enc: Encoder, node: exp.Select, rows: list[tuple[Any, Env]]) -> list[exp.Expression]:
+def _select_list(enc: Encoding, node: exp.Select, rows: list[tuple[Any, Env]]) -> list[exp.Expression]:
     out: list[exp.Expression] = []
     scope = rows[0][1][0] if rows else {}
     for e in node.expressions:
@@ -145,7 +137,7 @@ def _select_list(enc: Encoder, node: exp.Select, rows: list[tuple[Any, Env]]) ->
     return out
 
 
-def _table_of(enc: Encoder, alias: str) -> str:
+def _table_of(enc: Encoding, alias: str) -> str:
     return alias  # aliases of tables are checked through the columns they expose
 
 
@@ -158,7 +150,7 @@ def _group_expr(g: exp.Expression, exprs: list[exp.Expression], aliases: dict) -
 
 
 def _order_value(
-    enc: Encoder, e: exp.Expression, ctx: Ctx, vals: tuple, names: list[str], exprs: list
+    enc: Encoding, e: exp.Expression, ctx: Ctx, vals: tuple, names: list[str], exprs: list
 ) -> Val:
     if isinstance(e, exp.Literal) and not e.is_string:
         return vals[int(e.this) - 1]
@@ -179,7 +171,7 @@ def dedupe(rows: list[tuple[Any, tuple[Val, ...]]]) -> list[tuple[Any, tuple[Val
     return out
 
 
-def ranks(enc: Encoder, rows: list[tuple[Any, tuple]], keys: list | None) -> list[Any]:
+def ranks(enc: Encoding, rows: list[tuple[Any, tuple]], keys: list | None) -> list[Any]:
     """A position per present row: 0 … count−1, all different, following the sort keys (ties free)."""
     count = s.count_of([c for c, _ in rows])
     out = [z3.Int(enc.name("rank")) for _ in rows]
@@ -237,9 +229,7 @@ def _int_literal(node: Any, what: str) -> int:
     raise Unsupported(f"{what} that is not a number")
 
 
-def order_limit(enc: Encoder, node: exp.Expression, rel: Rel, keys: list | None) -> Rel:
-    from sqltriage.core.verdicts.verify.encode import Rel
-
+def order_limit(enc: Encoding, node: exp.Expression, rel: Rel, keys: list | None) -> Rel:
     r = ranks(enc, rel.rows, keys)
     limit, offset = node.args.get("limit"), node.args.get("offset")
     if limit is None and offset is None:
@@ -254,9 +244,7 @@ def order_limit(enc: Encoder, node: exp.Expression, rel: Rel, keys: list | None)
     return Rel(rows, rel.names, [ri - first for ri in r], heads=rel.heads)
 
 
-def set_operation(enc: Encoder, node: exp.Expression, env: Env) -> Rel:
-    from sqltriage.core.verdicts.verify.encode import Rel
-
+def set_operation(enc: Encoding, node: exp.Expression, env: Env) -> Rel:
     left, right = enc.query(node.this, env), enc.query(node.expression, env)
     if len(left.names) != len(right.names):
         raise Unsupported("set operation of queries of different widths")
@@ -278,9 +266,7 @@ def set_operation(enc: Encoder, node: exp.Expression, env: Env) -> Rel:
 # ---------------------------------------------------------------------------- aggregates
 
 
-def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
-    from sqltriage.core.verdicts.verify.encode import Ctx
-
+def aggregate(enc: Encoding, e: exp.Expression, ctx: Ctx) -> Val:
     if ctx.group is None:
         raise Unsupported("aggregate outside a grouped query")
     if isinstance(e, exp.Min | exp.Max) and e.expressions:
@@ -338,16 +324,14 @@ def aggregate(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
     raise Unsupported(type(e).__name__.upper())
 
 
-def bare_column(enc: Encoder, e: exp.Column, ctx: Ctx) -> Val:
+def bare_column(enc: Encoding, e: exp.Column, ctx: Ctx) -> Val:
     """A column of a grouped query that is not a group key: SQLite takes it from some row of the group."""
-    from sqltriage.core.verdicts.verify.encode import Ctx
-
     assert ctx.group is not None
     vals = [(c, enc.column(e, Ctx(env, outer_depth=1))) for c, env in ctx.group]
     return _choice(enc, vals, "bare")
 
 
-def _choice(enc: Encoder, vals: list[tuple[Any, Val]], stem: str) -> Val:
+def _choice(enc: Encoding, vals: list[tuple[Any, Val]], stem: str) -> Val:
     kinds = {v.kind for _, v in vals} - {"null"}
     if not kinds:
         return s.NULL
@@ -360,7 +344,7 @@ def _choice(enc: Encoder, vals: list[tuple[Any, Val]], stem: str) -> Val:
     return v
 
 
-def scalar(enc: Encoder, query: exp.Expression, ctx: Ctx) -> Val:
+def scalar(enc: Encoding, query: exp.Expression, ctx: Ctx) -> Val:
     rel = enc.query(query, ctx.env)
     if len(rel.names) != 1:
         raise Unsupported("scalar subquery of several columns")
@@ -377,7 +361,7 @@ def scalar(enc: Encoder, query: exp.Expression, ctx: Ctx) -> Val:
 # ---------------------------------------------------------------------------- functions
 
 
-def like(enc: Encoder, e: exp.Like, ctx: Ctx) -> Tri:
+def like(enc: Encoding, e: exp.Like, ctx: Ctx) -> Tri:
     pattern = e.expression
     if not (isinstance(pattern, exp.Literal) and pattern.is_string):
         raise Unsupported("LIKE with a pattern that is not a constant")
@@ -403,7 +387,7 @@ def like(enc: Encoder, e: exp.Like, ctx: Ctx) -> Tri:
     return Tri(s.and_(known, match), s.and_(known, s.not_(match)))
 
 
-def function(enc: Encoder, e: exp.Expression, ctx: Ctx) -> Val:
+def function(enc: Encoding, e: exp.Expression, ctx: Ctx) -> Val:
     if isinstance(e, exp.Case):
         operand = e.this
         result = enc.value(e.args["default"], ctx) if e.args.get("default") is not None else s.NULL

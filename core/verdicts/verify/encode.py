@@ -11,48 +11,22 @@ picks, and a refutation that rests on one choice is re-run in SQLite before it i
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 from typing import Any
 
 from sqlglot import exp
 
-from sqltriage.core.verdicts.verify import aggregate as agg
-from sqltriage.core.verdicts.verify import symbolic as s
+import sqltriage.core.verdicts.verify.aggregate as agg
+import sqltriage.core.verdicts.verify.symbolic as s
 from sqltriage.core.verdicts.verify.budget import UNITS_PER_STEP, Allowance, OutOfBudget
+from sqltriage.core.verdicts.verify.relation import Ctx, Env, Rel, Scope, TooLarge
 from sqltriage.core.verdicts.verify.symbolic import Tri, Unsupported, Val
 from sqltriage.core.verdicts.verify.tables import SymDatabase
-
-Scope = dict[str, dict[str, Val]]  # alias → column → value, for one row of FROM
-Env = tuple[Scope, ...]  # innermost scope first (correlated subqueries see the outer ones)
 
 _CMP = {exp.EQ: "=", exp.NEQ: "!=", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
 _ARITH = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.DPipe: "||"}
 
 
-class TooLarge(Unsupported):
-    """The encoding would exceed its size guard."""
-
-
 Timeout = OutOfBudget  # the encoding spent its question's units
-
-
-@dataclass(slots=True)
-class Rel:
-    rows: list[tuple[Any, tuple[Val, ...]]]  # (present, values)
-    names: list[str]
-    ranks: list[Any] | None = None  # a row's position when the relation is ordered
-    single: bool = False  # one aggregate row, always present (an aggregate without GROUP BY)
-    heads: list[str] = field(default_factory=list)  # per column, what it computes (results.column_order)
-    keys: list[Any] | None = None  # per row, its ORDER BY key values, when ordered without LIMIT/OFFSET
-
-
-@dataclass(slots=True)
-class Ctx:
-    env: Env
-    group: list[tuple[Any, Env]] | None = None  # the rows of the current group, for aggregates
-    keys: frozenset = frozenset()  # resolved (alias, column) of the GROUP BY columns
-    aliases: dict[str, exp.Expression] = field(default_factory=dict)  # select aliases in scope
-    outer_depth: int = 0  # scopes of env[outer_depth:] belong to enclosing queries
 
 
 class Encoder:

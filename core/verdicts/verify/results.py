@@ -8,15 +8,13 @@ order is refuted here, then re-run in SQLite, where the EX comparison itself dec
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sqltriage.core.verdicts.verify import symbolic as s
-
-if TYPE_CHECKING:
-    from sqltriage.core.verdicts.verify.encode import Encoder, Rel
+import sqltriage.core.verdicts.verify.symbolic as s
+from sqltriage.core.verdicts.verify.relation import Encoding, Rel
 
 
-def differ(enc: Encoder, gold: Rel, pred: Rel, mode: str, ordered: bool) -> Any:
+def differ(enc: Encoding, gold: Rel, pred: Rel, mode: str, ordered: bool) -> Any:
     some = [c for c, _ in gold.rows + pred.rows]
     if len(gold.names) != len(pred.names):
         return s.or_(*some) if some else s.FALSE
@@ -36,7 +34,7 @@ def tie_blind(gold: Rel, pred: Rel) -> bool:
     return gold.keys is not None and (pred.keys is not None or pred.ranks is None)
 
 
-def differ_beyond_ties(enc: Encoder, gold: Rel, pred: Rel) -> Any:
+def differ_beyond_ties(enc: Encoding, gold: Rel, pred: Rel) -> Any:
     """The ordered results differ in more than how ties fall: their sizes differ, or some row with its block
     of positions (aggregate.sort_blocks) occurs a different number of times in the two. Unsatisfiable means
     that on every database the two admit the same lists (each row free within its block, as SQL leaves
@@ -59,8 +57,6 @@ def differ_beyond_ties(enc: Encoder, gold: Rel, pred: Rel) -> Any:
 
 
 def _rel_of(rel: Rel, rows: list) -> Rel:
-    from sqltriage.core.verdicts.verify.encode import Rel
-
     return Rel(rows, [*rel.names, "#before", "#tied"], heads=[*rel.heads, "#before", "#tied"])
 
 
@@ -88,14 +84,12 @@ def column_order(gold: list[str], pred: list[str]) -> list[int]:
 def _reordered(rel: Rel, order: list[int]) -> Rel:
     if order == list(range(len(order))):
         return rel
-    from sqltriage.core.verdicts.verify.encode import Rel
-
     rows = [(c, tuple(v[j] for j in order)) for c, v in rel.rows]
     heads = [rel.heads[j] for j in order]
     return Rel(rows, [rel.names[j] for j in order], rel.ranks, rel.single, heads, rel.keys)
 
 
-def _bags_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
+def _bags_differ(enc: Encoding, gold: Rel, pred: Rel) -> Any:
     """Two bags differ iff their sizes differ or some gold row occurs a different number of times in each.
     That row is a fresh witness equal (NULL-safely) to some present gold row: linear in the rows where
     comparing every row's counts is quadratic, and the solver finds it several times faster."""
@@ -127,7 +121,7 @@ def _missing(a: Rel, b: Rel) -> Any:
     return s.or_(*out) if out else s.FALSE
 
 
-def _ordered_differ(enc: Encoder, gold: Rel, pred: Rel) -> Any:
+def _ordered_differ(enc: Encoding, gold: Rel, pred: Rel) -> Any:
     from sqltriage.core.verdicts.verify.aggregate import ranks
 
     g_ranks = gold.ranks if gold.ranks is not None else ranks(enc, gold.rows, None)

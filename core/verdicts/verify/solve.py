@@ -14,8 +14,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+import sqltriage.core.verdicts.verify.budget as budget
 from sqltriage.core.verdicts.exec_compare import order_matters
-from sqltriage.core.verdicts.verify import budget
 from sqltriage.core.verdicts.verify.bound_reach import beyond_bound
 from sqltriage.core.verdicts.verify.budget import TOO_SLOW, Allowance, TooSlow
 from sqltriage.core.verdicts.verify.canonical import bare, column_names, same_query
@@ -41,8 +41,8 @@ def solve(
     import z3
     from sqlglot.errors import SqlglotError
 
+    import sqltriage.core.verdicts.verify.symbolic as symbolic
     from sqltriage.core.verdicts.exec_compare import spider_sql
-    from sqltriage.core.verdicts.verify import symbolic
     from sqltriage.core.verdicts.verify.encode import Encoder, Timeout
     from sqltriage.core.verdicts.verify.results import differ, differ_beyond_ties, tie_blind
     from sqltriage.core.verdicts.verify.symbolic import Unsupported

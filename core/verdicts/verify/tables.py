@@ -21,7 +21,7 @@ from typing import Any
 
 import z3
 
-from sqltriage.core.verdicts.verify import symbolic as s
+import sqltriage.core.verdicts.verify.symbolic as s
 from sqltriage.core.verdicts.verify.practice import NONE, Practice
 from sqltriage.core.verdicts.verify.symbolic import Unsupported, Val, compare, fresh, real_val, same
 
