@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import polars as pl
 from rich.console import Console, RenderableType
@@ -31,6 +31,14 @@ from sqltriage.tui.widgets.charts import METRICS, summary_renderable
 from sqltriage.tui.widgets.plain import plain_text
 
 ANALYSIS_META = "analysis:"  # + dataset fingerprint
+
+
+@runtime_checkable
+class ShowsExamples(Protocol):
+    """The screen a comparison cell or a slice opens on: the browse screen, which imports this module (so it
+    is named here by what it does, not imported)."""
+
+    def show_examples(self, models: list[str], examples: frozenset[int], label: str) -> None: ...
 
 
 class ReportReady(Message):
@@ -241,8 +249,6 @@ class SummaryScreen(Screen):
 
     def open_cell(self, cell: str) -> None:
         """Back to browse with the cell's examples (both models' rows) as the filter."""
-        from sqltriage.tui.screens.browse import BrowseScreen
-
         if not self.cells:
             return
         a, b = self.pair
@@ -250,7 +256,7 @@ class SummaryScreen(Screen):
         label = f"{a} vs {b}: {cell.replace('A', a).replace('B', b)} ({len(examples):,} examples)"
         self.dismiss_to_browse()
         screen = self.app.screen
-        if isinstance(screen, BrowseScreen):
+        if isinstance(screen, ShowsExamples):
             screen.show_examples([a, b], examples, label)
 
     def dismiss_to_browse(self) -> None:
@@ -313,7 +319,6 @@ class SummaryScreen(Screen):
     def open_slice(self, rank: int) -> None:
         """Back to browse with the slice's rows (its model's rows of those examples) as the filter."""
         from sqltriage.core.reporting.slice_features import describe, rows_of
-        from sqltriage.tui.screens.browse import BrowseScreen
 
         if self.slices is None or self.slices_model is None or rank >= len(self.slices.slices):
             return
@@ -324,7 +329,7 @@ class SummaryScreen(Screen):
         label = f"slice of {model}: {describe(chosen.predicates)} ({len(examples):,} rows)"
         self.dismiss_to_browse()
         screen = self.app.screen
-        if isinstance(screen, BrowseScreen):
+        if isinstance(screen, ShowsExamples):
             screen.show_examples([model], examples, label)
 
     # --- dataset ------------------------------------------------------------------------------------
