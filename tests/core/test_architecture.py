@@ -1,11 +1,14 @@
-"""The layout docs/architecture.md draws: which core package may import which, and rooms of a readable size.
+"""The layout docs/architecture.md draws: which core package may import which, no import cycle between
+modules, and rooms of a readable size.
 
-Every import counts, at module level or inside a function (a lazy import is still a dependency).
+Every import counts, at module level, inside a function or under TYPE_CHECKING (a lazy import is still a
+dependency, and a type-only one still couples the two modules).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ import pytest
 from tests.conftest import REPO
 
 CORE = REPO / "core"
+PACKAGES = {"core": "sqltriage.core", "tui": "sqltriage.tui"}  # source folder -> the name it is installed as
 BASE = {"model", "errors"}  # the shared records and the error hierarchy: every package may use them
 # package (or top-level module) -> the core packages it may import besides itself and BASE
 ALLOWED: dict[str, set[str]] = {
@@ -120,3 +124,174 @@ def test_no_module_is_over_700_lines() -> None:
 def test_the_top_of_core_stays_small() -> None:
     top = sorted(p.name for p in CORE.glob("*.py"))
     assert len(top) <= MAX_TOP_MODULES, f"core/ holds {top}: move modules into a package"
+
+
+# --- the module graph -------------------------------------------------------------------------------------
+
+
+def module_files(folders: dict[Path, str]) -> dict[str, Path]:
+    """Every module under each folder (installed as the dotted name given) by its dotted name; a package
+    by its `__init__.py`."""
+    found: dict[str, Path] = {}
+    for folder, name in folders.items():
+        for path in folder.rglob("*.py"):
+            parts = path.relative_to(folder).with_suffix("").parts
+            dotted = ".".join((name, *(parts[:-1] if parts[-1] == "__init__" else parts)))
+            found[dotted] = path
+    return found
+
+
+def _imported_names(module: str, path: Path) -> Iterator[str]:
+    """The dotted names each import statement of a module reads, relative imports resolved.
+
+    `import a.b` and `from a.b import x` read `a.b` (and `a.b.x`, when x is a module); `from a import b`
+    reads the package `a` itself too, as Python looks b up in its namespace. The parents Python
+    initialises first (`a` for `import a.b`) are not counted: they run whoever imports first.
+    """
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = parts[: len(parts) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            yield target
+            yield from (f"{target}.{a.name}" for a in node.names)
+
+
+def module_graph(files: dict[str, Path]) -> dict[str, set[str]]:
+    """module -> the modules among `files` it imports (each name cut to the module that holds it)."""
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        deps: set[str] = set()
+        for name in _imported_names(module, path):
+            while name and name not in files:
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                deps.add(name)
+        graph[module] = deps
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted: every module of
+    one reaches every other by imports."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def shortest_loop(graph: dict[str, set[str]], component: list[str]) -> list[str]:
+    """One shortest loop through the component's first module: the imports to look at first."""
+    start = component[0]
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        step = []
+        for v in frontier:
+            for w in sorted(graph[v] & set(component)):
+                if w == start:
+                    path = [v]
+                    while path[-1] != start:
+                        path.append(came_from[path[-1]])
+                    return [*reversed(path), start]
+                if w not in came_from:
+                    came_from[w] = v
+                    step.append(w)
+        frontier = step
+    return []
+
+
+def _short(module: str) -> str:
+    return module.removeprefix("sqltriage.")
+
+
+def test_the_graph_reads_every_kind_of_import(tmp_path: Path) -> None:
+    """A function's import, a TYPE_CHECKING one, a relative one and `from package import module` are all
+    edges; the parent package Python initialises first is not."""
+    sources = {
+        "__init__.py": "from pkg.a import A\n",
+        "a.py": "def f():\n    from pkg import b\n",
+        "b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .sub.c import C\n",
+        "sub/__init__.py": "",
+        "sub/c.py": "import pkg.a as a\nfrom .. import d\n",
+        "d.py": "import os\n",
+    }
+    for name, text in sources.items():
+        (tmp_path / "pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "pkg" / name).write_text(text, encoding="utf-8")
+    graph = module_graph(module_files({tmp_path / "pkg": "pkg"}))
+    assert graph == {
+        "pkg": {"pkg.a"},
+        "pkg.a": {"pkg", "pkg.b"},
+        "pkg.b": {"pkg.sub.c"},
+        "pkg.sub": set(),
+        "pkg.sub.c": {"pkg", "pkg.a", "pkg.d"},
+        "pkg.d": set(),
+    }
+    assert import_cycles(graph) == [["pkg", "pkg.a", "pkg.b", "pkg.sub.c"]]
+    assert shortest_loop(graph, ["pkg", "pkg.a", "pkg.b", "pkg.sub.c"]) == [
+        "pkg",
+        "pkg.a",
+        "pkg",
+    ]
+
+
+def test_no_import_cycle() -> None:
+    """Modules of core/ and tui/ import one another without a loop, so each can be read (and imported) from
+    the bottom up. Records two modules share go to a leaf module below both; a package's `__init__` that
+    re-exports its modules is never imported back by them (they import `package.module` itself)."""
+    graph = module_graph(module_files({REPO / folder: name for folder, name in PACKAGES.items()}))
+    cycles = import_cycles(graph)
+    assert not cycles, "import cycles:\n" + "\n".join(
+        f"{', '.join(map(_short, c))} (e.g. {' -> '.join(map(_short, shortest_loop(graph, c)))})"
+        for c in cycles
+    )
+
+
+def test_the_ex_modes_are_defined_once() -> None:
+    """`EX_MODES` is assigned in one module (core/verdicts/ex_modes.py); every other imports it."""
+    assigning = sorted(
+        _short(module)
+        for module, path in module_files({REPO / f: n for f, n in PACKAGES.items()}).items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        and any(isinstance(t, ast.Name) and t.id == "EX_MODES" for t in _targets(node))
+    )
+    assert assigning == ["core.verdicts.ex_modes"], f"EX_MODES is assigned in {assigning}"
+
+
+def _targets(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return node.targets if isinstance(node, ast.Assign) else [node.target]
