@@ -11,12 +11,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqltriage.core.model import Dataset, Example
+from sqltriage.core.model import Dataset, Example, Schema
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: a pair imports what it uses where it uses it (no sqlglot for nothing to do)
     from collections.abc import Sequence
 
     from sqltriage.core.pipeline.options import EvalOptions
+    from sqltriage.core.pipeline.shared_analyses import QueryAnalysis, RecentAnalyses
+    from sqltriage.core.questions.reasoning import Reasoning
+    from sqltriage.core.sql.categories import QueryCategories, Subquery
+    from sqltriage.core.sql.parse import ParsedQuery
+    from sqltriage.core.verdicts.exec_result import ExecResult
+    from sqltriage.core.verdicts.execution import GoldResultCache
+    from sqltriage.core.verdicts.gold_audit import GoldAudit
+    from sqltriage.core.verdicts.testsuite.match import NeighbourGold
 
 
 # --- example rows ----------------------------------------------------------------------------------------------
@@ -48,7 +56,7 @@ def base_example_rows(dataset: Dataset) -> list[dict[str, Any]]:
     return rows
 
 
-def annotated_reasoning(example: Example) -> Any:
+def annotated_reasoning(example: Example) -> Reasoning:
     """The reasoning that needs no SQL parse (annotations, evidence); inference waits for the gold parse."""
     from sqltriage.core.questions.reasoning import Reasoning, reasoning_for
 
@@ -62,20 +70,20 @@ class GoldContext:
     """What every model's row needs from one example's gold query, computed once."""
 
     example: Example
-    schema: Any
+    schema: Schema | None
     db_path: Path | None
-    parsed: Any  # ParsedQuery
-    subs: tuple  # categories.subqueries() of the gold
-    result: Any  # ExecResult, or None when the database is missing
-    spider_result: Any  # the result of the text the official Spider evaluator runs (DISTINCT removed, ...)
-    official_result: Any = None  # the same for `ex_official` (its gold file's line read as it reads it)
-    audit: Any = None  # gold_audit.GoldAudit: why this gold is suspect, and the tie at its LIMIT if any
-    alternatives: tuple = ()  # AlternativeGold per alternative gold query of the example
-    neighbours: tuple = ()  # testsuite.match.NeighbourGold per neighbour database, for `ex_ts`
+    parsed: ParsedQuery
+    subs: tuple[Subquery, ...]  # categories.subqueries() of the gold
+    result: ExecResult | None  # None when the database is missing
+    spider_result: ExecResult | None  # of the text the official Spider evaluator runs (DISTINCT removed, ...)
+    official_result: ExecResult | None = None  # for `ex_official`: the gold's line as its evaluator reads it
+    audit: GoldAudit | None = None  # why this gold is suspect, and the tie at its LIMIT if any
+    alternatives: tuple[AlternativeGold, ...] = ()  # one per alternative gold query of the example
+    neighbours: tuple[NeighbourGold, ...] = ()  # one per neighbour database, for `ex_ts`
     ts_problem: str | None = None  # why this example's database has no neighbours
     ex_mode: str = "spider"  # the dataset's own EX: what its suggestions must respect
-    schema_dbs: tuple = ()  # databases generated from the schema when the file is missing (suggestions)
-    db_golds: tuple = ()  # every gold query of the example's database: what `--verify` mines its keys from
+    schema_dbs: tuple[Path, ...] = ()  # databases generated from the schema when the file is missing
+    db_golds: tuple[str, ...] = ()  # every gold query of the example's database: `--verify` mines its keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,16 +92,20 @@ class AlternativeGold:
 
     label: str  # "alternative N" (dataset) or "accepted N" (app)
     sql: str
-    result: Any  # ExecResult
-    spider_result: Any  # ExecResult of spider_sql(sql)
+    result: ExecResult
+    spider_result: ExecResult  # of spider_sql(sql)
 
 
 def gold_context(
-    example: Example, dataset: Dataset, options: EvalOptions, cache: Any = None, analyses: Any = None
+    example: Example,
+    dataset: Dataset,
+    options: EvalOptions,
+    cache: GoldResultCache | None = None,
+    analyses: RecentAnalyses | None = None,
 ) -> GoldContext:
-    """`analyses` (shared_analyses.RecentAnalyses), when given, shares the parse of a gold query (and what
+    """`analyses`, when given, shares the parse of a gold query (and what
     is read off it: audit, categories) between the examples that ask it of the same database."""
-    from sqltriage.core.pipeline.shared_analyses import QueryAnalysis, RecentAnalyses
+    from sqltriage.core.pipeline.shared_analyses import RecentAnalyses
     from sqltriage.core.verdicts.exec_compare import spider_sql
     from sqltriage.core.verdicts.execution import execute
     from sqltriage.core.verdicts.official_ex import official_gold_text
@@ -180,7 +192,7 @@ def schema_databases(db_id: str, dataset: Dataset, options: EvalOptions) -> tupl
     return _SCHEMA_DBS[key]
 
 
-def _analyse_gold(gold_sql: str, schema: Any) -> Any:
+def _analyse_gold(gold_sql: str, schema: Schema | None) -> QueryAnalysis:
     """A gold query's parse and subqueries; one too deep or large to walk is unparsed, not fatal."""
     from sqltriage.core.pipeline.shared_analyses import QueryAnalysis
     from sqltriage.core.sql.parse import ParsedQuery
@@ -191,8 +203,8 @@ def _analyse_gold(gold_sql: str, schema: Any) -> Any:
         return QueryAnalysis(ParsedQuery(gold_sql, None, f"cannot be analysed ({type(exc).__name__})"), ())
 
 
-def _analyse_query(sql: str, schema: Any) -> Any:
-    """A query's parse and subqueries (shared_analyses.QueryAnalysis); raises where the walk cannot go."""
+def _analyse_query(sql: str, schema: Schema | None) -> QueryAnalysis:
+    """A query's parse and subqueries; raises where the walk cannot go."""
     from sqltriage.core.pipeline.shared_analyses import QueryAnalysis
     from sqltriage.core.sql.categories import subqueries
     from sqltriage.core.sql.parse import parse_sql
@@ -230,17 +242,17 @@ def gold_row(gold: GoldContext) -> dict[str, Any]:
     }
 
 
-def _categories(parsed: Any, schema: Any, subs: tuple) -> Any:
+def _categories(parsed: ParsedQuery, schema: Schema | None, subs: tuple[Subquery, ...]) -> QueryCategories:
     """A query's categories, read once per parse (`subs` are the parse's own subqueries)."""
     from sqltriage.core.sql.categories import categorize
 
     return parsed.derived(("categories", schema), lambda: categorize(parsed, schema, subs=subs))
 
 
-def _analyse_pair(gold: GoldContext, pred_sql: str, analyses: Any = None) -> dict[str, Any]:
+def _analyse_pair(gold: GoldContext, pred_sql: str, analyses: RecentAnalyses | None = None) -> dict[str, Any]:
     """Parse-based metrics: categories, exact match, partial match.
 
-    `analyses` (shared_analyses.RecentAnalyses) shares a prediction's parse (and what is read off it)
+    `analyses` shares a prediction's parse (and what is read off it)
     with the neighbouring examples that predict the same text on the same database.
     """
     from sqltriage.core.pipeline.shared_analyses import RecentAnalyses
@@ -270,7 +282,9 @@ def _analyse_pair(gold: GoldContext, pred_sql: str, analyses: Any = None) -> dic
     return out
 
 
-def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tuple[dict[str, Any], Any]:
+def _execute_pair(
+    gold: GoldContext, pred_sql: str, options: EvalOptions
+) -> tuple[dict[str, Any], ExecResult]:
     from sqltriage.core.verdicts.exec_compare import spider_sql
     from sqltriage.core.verdicts.execution import execute
     from sqltriage.core.verdicts.official_ex import official_outcome, official_pred_text
@@ -314,7 +328,10 @@ def _execute_pair(gold: GoldContext, pred_sql: str, options: EvalOptions) -> tup
 
 
 def _match_alternatives(
-    outcomes: dict[str, Any], alternatives: Sequence[AlternativeGold], pred: Any, pred_spider: Any
+    outcomes: dict[str, Any],
+    alternatives: Sequence[AlternativeGold],
+    pred: ExecResult,
+    pred_spider: ExecResult,
 ) -> None:
     """EX passes when any alternative gold matches: each mode not passed yet is tried on each alternative.
 
@@ -343,7 +360,7 @@ def _match_alternatives(
 
 
 def evaluate_pair(
-    gold: GoldContext, pred_sql: str, options: EvalOptions, analyses: Any = None
+    gold: GoldContext, pred_sql: str, options: EvalOptions, analyses: RecentAnalyses | None = None
 ) -> dict[str, Any]:
     """Every metric for one (example, prediction); never raises for a bad prediction.
 
@@ -407,7 +424,9 @@ _SUGGESTED: dict[tuple, dict[str, Any]] = {}
 _SUGGESTED_KEPT = 64
 
 
-def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result: Any) -> dict[str, Any]:
+def _suggestions(
+    gold: GoldContext, pred: str | ParsedQuery, row: dict[str, Any], pred_result: ExecResult | None
+) -> dict[str, Any]:
     """Suggested causes from the parses and results at hand (no extra parse of gold, no extra run), once per
     distinct pair among the latest."""
     if not gold.parsed.ok:
@@ -428,7 +447,13 @@ def _suggestions(gold: GoldContext, pred: Any, row: dict[str, Any], pred_result:
 
 
 def _suggest(
-    gold: GoldContext, pred: Any, pred_result: Any, ex: Any, error: Any, tie: bool, em: Any
+    gold: GoldContext,
+    pred: str | ParsedQuery,
+    pred_result: ExecResult | None,
+    ex: int | None,
+    error: str | None,
+    tie: bool,
+    em: int | None,
 ) -> dict[str, Any]:
     import json
 

@@ -14,7 +14,14 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from sqltriage.core.model import Example, Schema
+    from sqltriage.core.verdicts.exec_result import ExecResult
+    from sqltriage.core.verdicts.execution import GoldResultCache
+    from sqltriage.core.verdicts.testsuite.constraints import ExtraForeignKeys
+    from sqltriage.core.verdicts.testsuite.witness import Witness
 
 ORIGINAL = "original"  # the witness of a row that already fails on the original database
 _MEMO_SIZE = 4096  # recent (gold, prediction, neighbours) verdicts kept per process
@@ -27,15 +34,15 @@ class NeighbourGold:
 
     __slots__ = ("_result", "_run", "_written", "gold_sql", "path")
 
-    def __init__(self, path: Path, gold_sql: str, run: Callable[[Path, str], Any]) -> None:
+    def __init__(self, path: Path, gold_sql: str, run: Callable[[Path, str], ExecResult]) -> None:
         self.path = path
         self.gold_sql = gold_sql
         self._run = run
-        self._result: Any = None
-        self._written: Any = None
+        self._result: ExecResult | None = None
+        self._written: ExecResult | None = None
 
     @property
-    def spider_result(self) -> Any:
+    def spider_result(self) -> ExecResult:
         """ExecResult of spider_sql(gold) on this neighbour."""
         if self._result is None:
             from sqltriage.core.verdicts.exec_compare import spider_sql
@@ -44,7 +51,7 @@ class NeighbourGold:
         return self._result
 
     @property
-    def written_result(self) -> Any:
+    def written_result(self) -> ExecResult:
         """ExecResult of the gold as written (what `ex_bird` and `ex_archer` compare) on this neighbour."""
         if self._written is None:
             from sqltriage.core.verdicts.exec_compare import spider_sql
@@ -65,11 +72,11 @@ class NeighbourGold:
 
 
 def neighbour_golds(
-    gold_sql: str, paths: Sequence[Path], cache: Any, timeout: float, max_rows: int
+    gold_sql: str, paths: Sequence[Path], cache: GoldResultCache | None, timeout: float, max_rows: int
 ) -> tuple[NeighbourGold, ...]:
     from sqltriage.core.verdicts.execution import execute
 
-    def run(path: Path, sql: str) -> Any:
+    def run(path: Path, sql: str) -> ExecResult:
         if cache is not None:
             return cache.get(path, sql, timeout, max_rows)
         return execute(path, sql, timeout=timeout, max_rows=max_rows)
@@ -81,9 +88,34 @@ TS_MODES = {"spider": "ex_ts", "bird": "ex_ts_bird", "archer": "ex_ts_archer"}
 TS_KEYS = (*TS_MODES.values(), "ts_databases", "ts_witness", "ts_witness_rows")
 
 
-def ts_columns(gold: Any, pred_sql: str, options: Any, outcomes: dict[str, Any]) -> dict[str, Any]:
+class TsGold(Protocol):
+    """What `ex_ts` reads of one example's gold: the pipeline's GoldContext is one (named here, as the
+    pipeline sits above the verdicts)."""
+
+    @property
+    def example(self) -> Example: ...
+    @property
+    def schema(self) -> Schema | None: ...
+    @property
+    def neighbours(self) -> tuple[NeighbourGold, ...]: ...
+    @property
+    def ts_problem(self) -> str | None: ...  # why the example's database has no neighbours
+
+
+class TsOptions(Protocol):
+    """What `ex_ts` reads of a run's options (the pipeline's EvalOptions is one)."""
+
+    @property
+    def neighbours(self) -> int: ...  # K; 0 = off
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def max_rows(self) -> int: ...
+
+
+def ts_columns(gold: TsGold, pred_sql: str, options: TsOptions, outcomes: dict[str, Any]) -> dict[str, Any]:
     """`ex_ts`, `ex_ts_bird`, `ex_ts_archer`, `ts_databases`, `ts_witness`, `ts_witness_rows` of one
-    (example, prediction); `gold` is a GoldContext, `outcomes` the row's `ex_spider`/`ex_bird`/`ex_archer`."""
+    (example, prediction); `outcomes` holds the row's `ex_spider`/`ex_bird`/`ex_archer`."""
     out: dict[str, Any] = dict.fromkeys(TS_KEYS)
     if options.neighbours <= 0:
         return out
@@ -137,7 +169,9 @@ def _same_text(pred_sql: str, gold_sql: str) -> bool:
     return _bare(spider_sql(pred_sql.strip())) == _bare(spider_sql(gold_sql.strip()))
 
 
-def _run_on_neighbours(gold: Any, pred_sql: str, options: Any, modes: tuple[str, ...]) -> dict[str, Any]:
+def _run_on_neighbours(
+    gold: TsGold, pred_sql: str, options: TsOptions, modes: tuple[str, ...]
+) -> dict[str, Any]:
     schema = gold.schema
     found = refute(
         gold.example.gold_sql,
@@ -160,7 +194,7 @@ def _run_on_neighbours(gold: Any, pred_sql: str, options: Any, modes: tuple[str,
 class Refutation:
     verdicts: dict[str, int]  # EX mode -> 1 (survived every neighbour) or 0 (refuted)
     databases: int  # neighbours that could tell, in spider mode, up to the refuting one
-    witness: Any = None  # witness.Witness of a spider-mode refutation, else None
+    witness: Witness | None = None  # the minimal witness of a spider-mode refutation
 
 
 def refute(
@@ -171,7 +205,7 @@ def refute(
     *,
     timeout: float,
     max_rows: int,
-    extra_foreign_keys: Any = (),
+    extra_foreign_keys: ExtraForeignKeys = (),
 ) -> Refutation:
     """Each mode's comparison (`exec_compare.compare`) on each neighbour until it differs there; a spider-mode
     refutation is shrunk to its minimal witness.
@@ -192,7 +226,7 @@ def refute(
         open_modes = [m for m in modes if verdict[m] == 1]
         if not open_modes:
             break
-        ran: dict[str, Any] = {}
+        ran: dict[str, ExecResult] = {}
         for m in open_modes:
             if not (nb.usable if m == "spider" else nb.written_usable):
                 continue
