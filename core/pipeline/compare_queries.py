@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqltriage.core.datasets.schema import schema_from_sqlite
 from sqltriage.core.errors import UsageError
 from sqltriage.core.model import Schema
 from sqltriage.core.verdicts.exec_result import DEFAULT_TIMEOUT, ExecResult
 from sqltriage.core.verdicts.execution import execute
+
+if TYPE_CHECKING:  # types only: sqlglot loads when the queries are parsed
+    from sqltriage.core.sql.parse import ParsedQuery
 
 SHOWN_ROWS = 20
 
@@ -142,7 +145,12 @@ def compare_queries(
 
 
 def _suggestions(
-    gold: Any, pred: Any, schema: Schema, g: ExecResult | None, p: ExecResult | None, ex: dict | None
+    gold: ParsedQuery,
+    pred: ParsedQuery,
+    schema: Schema,
+    g: ExecResult | None,
+    p: ExecResult | None,
+    ex: dict | None,
 ) -> list[dict[str, Any]]:
     """Ranked suggested causes, each with its confidence and reason (results used when there is a db)."""
     from sqltriage.core.suggest import suggest_causes

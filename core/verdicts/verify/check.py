@@ -104,7 +104,7 @@ def check_pair(
         return Verdict("unknown", bound, note, seconds=time.monotonic() - start)
 
 
-def _practice(db_path: Path, golds: tuple, extra_fks: Any, extra_pks: Any) -> Practice:
+def _practice(db_path: Path, golds: tuple, extra_fks: tuple, extra_pks: tuple) -> Practice:
     try:
         return practice_of(Path(db_path), golds, tuple(extra_fks), tuple(extra_pks))
     except Exception:  # an unreadable database is reported by the solver's own reading

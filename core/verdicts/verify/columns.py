@@ -13,8 +13,12 @@ database's latest on a pair the solver left `unknown`. All of it is kept within 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sqltriage.core.verdicts.testsuite.constraints import ExtraForeignKeys
 
 KEYS = ("equivalence", "equivalence_bound", "equivalence_note")
 EVERY_NEIGHBOUR_PASSED = "every neighbour passed"  # the note of a refutation that set ex_ts to 0
@@ -111,9 +115,9 @@ def verify_columns(
     *,
     bound: int,
     timeout: float,
-    foreign_keys: Any = (),
-    primary_keys: Any = (),
-    golds: tuple = (),
+    foreign_keys: ExtraForeignKeys = (),  # beyond the database's own: the dataset schema's (from, to)
+    primary_keys: Iterable[tuple[str, str]] = (),  # likewise, (table, column)
+    golds: tuple[str, ...] = (),
     neighbour_cache: str | None = None,
     mode: str = "spider",
 ) -> dict[str, Any]:
