@@ -1,7 +1,8 @@
 """A (gold, prediction) pair run on its database and scored in every EX mode, with the official verdict.
 
 Above the three modules it joins: execution runs the queries, exec_compare compares their results and
-official_ex reads them as the official evaluator does; none of those runs or imports another's work.
+official_ex reads them as the official evaluator does (with exec_compare's comparison). The comparison
+never runs a query and execution imports neither.
 """
 
 from __future__ import annotations
