@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqltriage.core.model import Dataset, Example, Schema
+from sqltriage.core.verdicts.ex_modes import DEFAULT_MODE, EX_MODES
 
 if TYPE_CHECKING:  # types only: a pair imports what it uses where it uses it (no sqlglot for nothing to do)
     from collections.abc import Sequence
@@ -159,7 +160,7 @@ def gold_context(
         official_result=official_result,
         audit=audit,
         alternatives=tuple(alternatives),
-        ex_mode=dataset.format if dataset.format in ("spider", "bird", "archer") else "spider",
+        ex_mode=dataset.format if dataset.format in EX_MODES else DEFAULT_MODE,
         schema_dbs=schema_databases(example.db_id, dataset, options) if db_path is None else (),
     )
 
@@ -339,7 +340,6 @@ def _match_alternatives(
     single-gold verdict, as the official evaluator has no alternatives.
     """
     from sqltriage.core.datasets.alternatives import OFFICIAL_QUIRK
-    from sqltriage.core.verdicts.ex_modes import EX_MODES
     from sqltriage.core.verdicts.pair_run import execution_outcomes
 
     for alt in alternatives:
