@@ -11,7 +11,6 @@ from sqltriage.core.datasets.schema import schema_from_sqlite
 from sqltriage.core.errors import UsageError
 from sqltriage.core.model import Schema
 from sqltriage.core.verdicts.exec_result import DEFAULT_TIMEOUT, ExecResult
-from sqltriage.core.verdicts.execution import execute
 
 if TYPE_CHECKING:  # types only: sqlglot loads when the queries are parsed
     from sqltriage.core.sql.parse import ParsedQuery
@@ -48,18 +47,6 @@ def _result_doc(result: ExecResult) -> dict[str, Any]:
     }
 
 
-def _official(
-    db: Path, gold_sql: str, pred_sql: str, ex_spider: int | None, timeout: float
-) -> dict[str, Any]:
-    """`ex_official` and the quirk that sets it apart from `ex_spider` (docs/ex-differences.md)."""
-    from sqltriage.core.verdicts.official_ex import official_gold_text, official_outcome, official_pred_text
-
-    gold = execute(db, official_gold_text(gold_sql), timeout=timeout)
-    pred = execute(db, official_pred_text(pred_sql), timeout=timeout)
-    verdict = official_outcome(gold, pred, gold_sql, pred_sql, ex_spider)
-    return {"ex_official": verdict.ex, "official_quirk": verdict.quirk}
-
-
 def compare_queries(
     gold_sql: str,
     pred_sql: str,
@@ -85,7 +72,7 @@ def compare_queries(
     from sqltriage.core.sql.parse import parse_sql
     from sqltriage.core.sql.partial_match import partial_match
     from sqltriage.core.sql.schema_guess import guess_schema
-    from sqltriage.core.verdicts.pair_run import execution_outcomes
+    from sqltriage.core.verdicts.pair_run import run_pair
 
     schema: Schema = schema_from_sqlite(db) if db is not None else guess_schema([gold_sql, pred_sql])
     gold, pred = parse_sql(gold_sql, schema), parse_sql(pred_sql, schema)
@@ -117,15 +104,10 @@ def compare_queries(
     }
     g = p = None
     if db is not None:
-        g = execute(db, gold_sql, timeout=timeout)
-        p = execute(db, pred_sql, timeout=timeout)
-        doc["execution"] = {
-            "db": str(db),
-            "gold": _result_doc(g),
-            "pred": _result_doc(p),
-            **execution_outcomes(g, p, gold_sql),
-        }
-        doc["execution"].update(_official(db, gold_sql, pred_sql, doc["execution"]["ex_spider"], timeout))
+        run = run_pair(db, gold_sql, pred_sql, timeout=timeout)  # as eval and the app run a pair
+        g, p = run.gold, run.pred
+        shown = {k: v for k, v in run.outcomes.items() if k != "pred_elapsed"}  # the same every run
+        doc["execution"] = {"db": str(db), "gold": _result_doc(g), "pred": _result_doc(p), **shown}
     if neighbours > 0:
         if db is None:
             raise UsageError("--neighbours needs a database", hint="give --db the .sqlite file to imitate")
@@ -233,17 +215,13 @@ def _on_verify(
 
 def _witness_doc(witness: Any, gold_sql: str, pred_sql: str, timeout: float) -> dict[str, Any]:
     """The witness as `diff --json` reports it: where, how big, every table's rows, both results, the reading."""
-    from sqltriage.core.verdicts.exec_compare import order_matters, spider_sql
+    from sqltriage.core.verdicts.exec_compare import order_matters
+    from sqltriage.core.verdicts.pair_run import run_pair
     from sqltriage.core.verdicts.testsuite.reading import read_difference, witness_tables
 
     path = witness.path
-    gold, pred = execute(path, gold_sql, timeout=timeout), execute(path, pred_sql, timeout=timeout)
-    g_spider = (
-        gold if spider_sql(gold_sql) == gold_sql else execute(path, spider_sql(gold_sql), timeout=timeout)
-    )
-    p_spider = (
-        pred if spider_sql(pred_sql) == pred_sql else execute(path, spider_sql(pred_sql), timeout=timeout)
-    )
+    run = run_pair(path, gold_sql, pred_sql, timeout=timeout)
+    gold, pred, g_spider, p_spider = run.gold, run.pred, run.gold_spider, run.pred_spider
     return {
         "path": str(path),
         "rows": witness.rows,

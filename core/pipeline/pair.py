@@ -15,8 +15,6 @@ from sqltriage.core.model import Dataset, Example, Schema
 from sqltriage.core.verdicts.ex_modes import DEFAULT_MODE, EX_MODES
 
 if TYPE_CHECKING:  # types only: a pair imports what it uses where it uses it (no sqlglot for nothing to do)
-    from collections.abc import Sequence
-
     from sqltriage.core.pipeline.options import EvalOptions
     from sqltriage.core.pipeline.shared_analyses import QueryAnalysis, RecentAnalyses
     from sqltriage.core.questions.reasoning import Reasoning
@@ -25,6 +23,7 @@ if TYPE_CHECKING:  # types only: a pair imports what it uses where it uses it (n
     from sqltriage.core.verdicts.exec_result import ExecResult
     from sqltriage.core.verdicts.execution import GoldResultCache
     from sqltriage.core.verdicts.gold_audit import GoldAudit
+    from sqltriage.core.verdicts.pair_run import GoldRun, Limits, Runner
     from sqltriage.core.verdicts.testsuite.match import NeighbourGold
 
 
@@ -75,26 +74,22 @@ class GoldContext:
     db_path: Path | None
     parsed: ParsedQuery
     subs: tuple[Subquery, ...]  # categories.subqueries() of the gold
-    result: ExecResult | None  # None when the database is missing
-    spider_result: ExecResult | None  # of the text the official Spider evaluator runs (DISTINCT removed, ...)
-    official_result: ExecResult | None = None  # for `ex_official`: the gold's line as its evaluator reads it
-    audit: GoldAudit | None = None  # why this gold is suspect, and the tie at its LIMIT if any
-    alternatives: tuple[AlternativeGold, ...] = ()  # one per alternative gold query of the example
+    run: GoldRun  # the gold, its alternative and accepted golds and its audit, run once (verdicts/pair_run)
     neighbours: tuple[NeighbourGold, ...] = ()  # one per neighbour database, for `ex_ts`
     ts_problem: str | None = None  # why this example's database has no neighbours
     ex_mode: str = "spider"  # the dataset's own EX: what its suggestions must respect
     schema_dbs: tuple[Path, ...] = ()  # databases generated from the schema when the file is missing
     db_golds: tuple[str, ...] = ()  # every gold query of the example's database: `--verify` mines its keys
 
+    @property
+    def result(self) -> ExecResult | None:
+        """The gold's result as written; None when the database is missing."""
+        return self.run.result
 
-@dataclass(frozen=True, slots=True)
-class AlternativeGold:
-    """One alternative gold query of an example and its results (as written, and as Spider runs it)."""
-
-    label: str  # "alternative N" (dataset) or "accepted N" (app)
-    sql: str
-    result: ExecResult
-    spider_result: ExecResult  # of spider_sql(sql)
+    @property
+    def audit(self) -> GoldAudit | None:
+        """Why this gold is suspect, and the tie at its LIMIT if any."""
+        return self.run.audit
 
 
 def gold_context(
@@ -107,9 +102,7 @@ def gold_context(
     """`analyses`, when given, shares the parse of a gold query (and what
     is read off it: audit, categories) between the examples that ask it of the same database."""
     from sqltriage.core.pipeline.shared_analyses import RecentAnalyses
-    from sqltriage.core.verdicts.exec_compare import spider_sql
-    from sqltriage.core.verdicts.execution import execute
-    from sqltriage.core.verdicts.official_ex import official_gold_text
+    from sqltriage.core.verdicts.pair_run import run_gold
 
     schema = dataset.schemas.get(example.db_id)
     db_path = dataset.db_path(example.db_id)
@@ -118,48 +111,31 @@ def gold_context(
         (example.gold_sql, example.db_id), lambda: _analyse_gold(example.gold_sql, schema)
     )
     parsed, subs = known.parsed, known.subs
-    result = spider_result = official_result = None
-    if db_path is not None:
-        run = cache.get if cache is not None else (lambda p, q, t, r: execute(p, q, timeout=t, max_rows=r))
-        result = spider_result = run(db_path, example.gold_sql, options.timeout, options.max_rows)
-        if (text := spider_sql(example.gold_sql)) != example.gold_sql:
-            spider_result = run(db_path, text, options.timeout, options.max_rows)
-        official_result = spider_result
-        if (official := official_gold_text(example.gold_sql)) != text:
-            official_result = run(db_path, official, options.timeout, options.max_rows)
-    audit = None
-    if db_path is not None:
+
+    def audit(result: ExecResult, run: Runner) -> GoldAudit:
         from sqltriage.core.verdicts.gold_audit import audit_gold
 
         # kept on the parse: an example asking the same text of the same file gets the same audit
-        audit = parsed.derived(
+        return parsed.derived(
             ("gold_audit", str(db_path), options.timeout, options.max_rows),
-            lambda: audit_gold(
-                example.gold_sql, result, lambda q: run(db_path, q, options.timeout, options.max_rows), parsed
-            ),
+            lambda: audit_gold(example.gold_sql, result, run, parsed),
         )
-    alternatives: list[AlternativeGold] = []
-    if db_path is not None and (example.alternatives or example.accepted):
+
+    others: list[tuple[str, str]] = []
+    if example.alternatives or example.accepted:
         from sqltriage.core.datasets.alternatives import labelled
 
-        for label, alt_sql in labelled(example.alternatives, example.accepted):
-            alt = run(db_path, alt_sql, options.timeout, options.max_rows)
-            alt_text = spider_sql(alt_sql)
-            alt_spider = (
-                alt if alt_text == alt_sql else run(db_path, alt_text, options.timeout, options.max_rows)
-            )
-            alternatives.append(AlternativeGold(label, alt_sql, alt, alt_spider))
+        others = labelled(example.alternatives, example.accepted)
+    gold = run_gold(
+        db_path, example.gold_sql, limits=limits_of(options), others=others, cache=cache, audit=audit
+    )
     return GoldContext(
         example,
         schema,
         db_path,
         parsed,
         subs,
-        result,
-        spider_result,
-        official_result=official_result,
-        audit=audit,
-        alternatives=tuple(alternatives),
+        gold,
         ex_mode=dataset.format if dataset.format in EX_MODES else DEFAULT_MODE,
         schema_dbs=schema_databases(example.db_id, dataset, options) if db_path is None else (),
     )
@@ -283,80 +259,20 @@ def _analyse_pair(gold: GoldContext, pred_sql: str, analyses: RecentAnalyses | N
     return out
 
 
+def limits_of(options: EvalOptions) -> Limits:
+    """How the run's queries run and compare: the one record every executor of a pair takes."""
+    from sqltriage.core.verdicts.pair_run import Limits
+
+    return Limits(options.timeout, options.max_rows)
+
+
 def _execute_pair(
     gold: GoldContext, pred_sql: str, options: EvalOptions
 ) -> tuple[dict[str, Any], ExecResult]:
-    from sqltriage.core.verdicts.exec_compare import spider_sql
-    from sqltriage.core.verdicts.execution import execute
-    from sqltriage.core.verdicts.official_ex import official_outcome, official_pred_text
-    from sqltriage.core.verdicts.pair_run import execution_outcomes
+    from sqltriage.core.verdicts.pair_run import run_prediction
 
-    pred_result = execute(gold.db_path, pred_sql, timeout=options.timeout, max_rows=options.max_rows)
-    pred_spider = pred_result
-    if (text := spider_sql(pred_sql)) != pred_sql:
-        pred_spider = execute(gold.db_path, text, timeout=options.timeout, max_rows=options.max_rows)
-    outcomes: dict[str, Any] = execution_outcomes(
-        gold.result,
-        pred_result,
-        gold.example.gold_sql,
-        gold_spider=gold.spider_result,
-        pred_spider=pred_spider,
-    )
-    pred_official = pred_spider
-    if (official_text := official_pred_text(pred_sql)) != text:
-        pred_official = execute(
-            gold.db_path, official_text, timeout=options.timeout, max_rows=options.max_rows
-        )
-    official = official_outcome(
-        gold.official_result or gold.spider_result,
-        pred_official,
-        gold.example.gold_sql,
-        pred_sql,
-        outcomes["ex_spider"],
-    )
-    outcomes["ex_official"], outcomes["official_quirk"] = official.ex, official.quirk
-    outcomes["gold_match"] = "gold" if outcomes["ex_spider"] == 1 else None
-    if gold.alternatives and pred_result.ok:
-        _match_alternatives(outcomes, gold.alternatives, pred_result, pred_spider)
-    tie = gold.audit.tie if gold.audit is not None else None
-    if tie is not None and gold.result is not None and gold.result.ok and pred_result.ok:
-        from sqltriage.core.verdicts.gold_audit import tie_sensitive
-
-        outcomes["tie_sensitive"] = int(tie_sensitive(tie, gold.result.rows, pred_result.rows))
-    outcomes["pred_elapsed"] = pred_result.elapsed
-    outcomes["truncated"] = int(pred_result.truncated)
-    return outcomes, pred_result
-
-
-def _match_alternatives(
-    outcomes: dict[str, Any],
-    alternatives: Sequence[AlternativeGold],
-    pred: ExecResult,
-    pred_spider: ExecResult,
-) -> None:
-    """EX passes when any alternative gold matches: each mode not passed yet is tried on each alternative.
-
-    `gold_match` names the gold the default mode (`ex`) matched. `ex_official` keeps the official
-    single-gold verdict, as the official evaluator has no alternatives.
-    """
-    from sqltriage.core.datasets.alternatives import OFFICIAL_QUIRK
-    from sqltriage.core.verdicts.pair_run import execution_outcomes
-
-    for alt in alternatives:
-        if all(outcomes[f"ex_{m}"] == 1 for m in EX_MODES):
-            break
-        if alt.result is None or not alt.result.ok:
-            continue
-        alt_outcomes = execution_outcomes(
-            alt.result, pred, alt.sql, gold_spider=alt.spider_result, pred_spider=pred_spider
-        )
-        for m in EX_MODES:
-            if outcomes[f"ex_{m}"] != 1 and alt_outcomes[f"ex_{m}"] == 1:
-                outcomes[f"ex_{m}"] = 1
-                if m == "spider":
-                    outcomes["ex"], outcomes["gold_match"] = 1, alt.label
-                    if outcomes.get("ex_official") != 1:  # the official evaluator knows one gold only
-                        outcomes["official_quirk"] = OFFICIAL_QUIRK
+    run = run_prediction(gold.run, pred_sql, limits=limits_of(options))
+    return dict(run.outcomes), run.pred
 
 
 def evaluate_pair(

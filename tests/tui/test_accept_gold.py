@@ -11,11 +11,12 @@ from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.screens.browse import BrowseScreen
 from sqltriage.tui.screens.modals import Confirm, TagPicker
 from sqltriage.tui.screens.summary import SummaryScreen
+from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.detail_render import render_question
 from sqltriage.tui.widgets.plain import plain_text
 
 from .conftest import Evaluated, running, settle
-from .test_browse import first_failing_row_that_runs, sidebar_count
+from .test_browse import first_failing_row_that_runs, sidebar_count, toggle
 
 
 def summary_cells(text: str, model: str) -> list[str]:
@@ -80,3 +81,44 @@ async def test_accept_a_failing_prediction_as_gold_then_review_another(ws_copy: 
         await pilot.press("y")
         await settle(app, pilot)
         assert await review_in_summary(app, pilot, model) == (ex, ex, "0")
+
+
+STORED_EXECUTION = (
+    "va", "ex", "ex_spider", "ex_bird", "ex_archer", "ex_official", "official_quirk", "gold_match", "tie_sensitive"
+)  # fmt: skip
+
+
+async def test_the_results_tab_says_what_the_stored_row_says_after_an_alternative_gold_is_accepted(
+    ws_copy: Evaluated,
+) -> None:
+    """The live run of a row is the evaluation's own executor: once a prediction is accepted as an
+    alternative gold, its Results tab passes it on that gold, as the re-scored row does (it ran against
+    the dataset's gold alone and said EX fail)."""
+    frame = ws_copy.frame
+    async with running(ws_copy) as (app, pilot, screen):
+        row = await first_failing_row_that_runs(app, pilot, screen, frame)
+        idx, model = row["index"], row["model"]
+        await pilot.press("3")  # the Results tab: the row run live
+        await settle(app, pilot)
+        assert screen.last_outcomes["ex"] == 0 and screen.last_outcomes["gold_match"] is None
+        await pilot.press("A")
+        await settle(app, pilot)
+        await pilot.press("y")
+        await settle(app, pilot)
+        await toggle(app, pilot, "outcome", "EX fail")  # the re-scored row left that filter: off again
+        await pilot.press("l")
+        await settle(app, pilot)
+        here, there = screen._row_of(screen.current), screen._row_of((idx, model))
+        await pilot.press(*(["down"] * (there - here) if there > here else ["up"] * (here - there)))
+        await settle(app, pilot)  # back on the row: its Results tab runs it again
+        assert screen.current == (idx, model)
+        with Workspace.open(ws_copy.workspace) as ws:
+            names = ", ".join(STORED_EXECUTION)
+            stored = ws.db.execute(
+                f"SELECT {names} FROM results WHERE idx = ? AND model = ?", [idx, model]
+            ).fetchone()
+        assert dict(zip(STORED_EXECUTION, stored, strict=True)) == {
+            k: screen.last_outcomes[k] for k in STORED_EXECUTION
+        }
+        assert stored[1] == 1 and stored[7] == "accepted 1"
+        assert "(passes on accepted 1)" in screen.query_one(DetailPane).text("results", width=200)

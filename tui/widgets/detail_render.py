@@ -175,6 +175,9 @@ def render_results(run: PairRun, *, tie: Tie | None = None) -> RenderableType:
         _side("gold", run.gold, missing, _MISSING_STYLE),
         _side("prediction", run.pred, extra, _EXTRA_STYLE),
     )
+    matched = run.outcomes.get("gold_match")
+    if matched not in (None, "gold"):  # the gold shown is the dataset's; the pass is on another one
+        verdict.append(f"   (passes on {matched})", style="dim")
     if run.official is not None and run.official.ex != run.outcomes.get("ex_spider"):
         verdict.append("   EX (official) ", style="bold")
         verdict.append_text(_verdict(run.official.ex))

@@ -230,9 +230,8 @@ class DetailMixin(BrowseState):
     def _live_worker(
         self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str, witness: str | None = None
     ) -> None:
-        from sqltriage.core.verdicts.execution import execute
-        from sqltriage.core.verdicts.gold_audit import audit_gold
-        from sqltriage.core.verdicts.pair_run import run_pair
+        from sqltriage.core.datasets.alternatives import labelled
+        from sqltriage.core.verdicts.pair_run import Limits, run_gold, run_pair, run_prediction
         from sqltriage.tui.widgets.detail_render import render_results
         from sqltriage.tui.widgets.witness_render import render_witness, witness_path
 
@@ -241,17 +240,14 @@ class DetailMixin(BrowseState):
             text = Text(f"database {db_id!r} is missing: nothing can run", style="bold red")
             self.post_message(LiveResult(key, text, {}))
             return
-        run = run_pair(
-            db_path, gold_sql, pred_sql, timeout=self.sources.timeout, max_rows=self.sources.max_rows
-        )
-        audit = audit_gold(
-            gold_sql,
-            run.gold,
-            lambda q: execute(db_path, q, timeout=self.sources.timeout, max_rows=self.sources.max_rows),
-        )
+        # As eval scores the row: its alternative and accepted golds, the gold's tie, the same limits.
+        limits = Limits(self.sources.timeout, self.sources.max_rows)
+        others = labelled(self._alternatives_of(key[0]), self.accepted_golds.get(key[0], ()))
+        gold = run_gold(db_path, gold_sql, limits=limits, others=others)
+        run = run_prediction(gold, pred_sql, limits=limits)
         if get_current_worker().is_cancelled:
             return
-        shown: RenderableType = render_results(run, tie=audit.tie)
+        shown: RenderableType = render_results(run, tie=gold.tie)
         if (nb := witness_path(witness)) is not None:  # an EX pass a neighbour refuted: show it there too
             on_nb, tables, reading = None, [], None
             if nb.is_file():

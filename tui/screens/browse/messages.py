@@ -52,7 +52,9 @@ class DetailReady(Message):
 
 
 class LiveResult(Message):
-    def __init__(self, key: RowKey, renderable: RenderableType, outcomes: dict[str, int | None]) -> None:
+    def __init__(
+        self, key: RowKey, renderable: RenderableType, outcomes: dict[str, int | float | str | None]
+    ) -> None:
         super().__init__()
         self.key = key
         self.renderable = renderable

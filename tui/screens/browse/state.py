@@ -101,7 +101,7 @@ class BrowseState(Screen):
         self._detail_key: RowKey | None = None
         self._editor_key: RowKey | None = None
         self._placeholder: Any = None  # the timer that shows "running…" when a live run is slow
-        self.last_outcomes: dict[str, int | None] = {}
+        self.last_outcomes: dict[str, int | float | str | None] = {}
         # question features computed while the app runs (the workspace had none): index -> q_* values
         self.question_features: dict[int, dict[str, Any]] = {}
         self.features_status = ""  # "" (not asked), "computing", "computed"/"cached", "unavailable: ..."
