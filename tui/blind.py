@@ -16,13 +16,9 @@ from sqltriage.core.reporting import facets
 
 def hidden_rows(ws: Any, viewer: str) -> pl.DataFrame:
     """(index, model) of the rows someone else decided and `viewer` has not."""
-    rows = ws.db.execute(
-        "SELECT DISTINCT idx, model FROM annotated WHERE annotator != ? EXCEPT "
-        "SELECT idx, model FROM annotated WHERE annotator = ?",
-        [viewer, viewer],
-    ).fetchall()
+    rows = ws.rows_hidden_from(viewer)
     return pl.DataFrame(
-        {"index": [int(i) for i, _ in rows], "model": [str(m) for _, m in rows], "_hide": [True] * len(rows)},
+        {"index": [i for i, _ in rows], "model": [m for _, m in rows], "_hide": [True] * len(rows)},
         schema={"index": pl.Int64, "model": pl.Utf8, "_hide": pl.Boolean},
     )
 

@@ -4,12 +4,15 @@ workspace now holds, and the facets and the outcome that read them follow at onc
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from sqltriage.core.reporting.facet_text import facet_text
 from sqltriage.core.reporting.facets import NONE_VALUE, outcome_column, outcome_exprs, tag_list
+
+if TYPE_CHECKING:
+    from sqltriage.core.workspace.store import Workspace
 
 
 def _pairs_frame(
@@ -61,21 +64,18 @@ def with_row_tags(
 
 
 def rows_as_stored(
-    ws: Any, pairs: Iterable[tuple[int, str]]
+    ws: Workspace, pairs: Iterable[tuple[int, str]]
 ) -> dict[tuple[int, str], tuple[str | int | None, ...]]:
     """Each row's (tags, tags_by, adjudicated_by, annotators, disagree) as the workspace holds them now: what
     `with_row_tags` takes after a change."""
     from sqltriage.core.reporting.report import row_team
-    from sqltriage.core.workspace.annotators import annotator_tags
 
     out: dict[tuple[int, str], tuple[str | int | None, ...]] = {}
     for pair in pairs:
-        by = annotator_tags(ws.db, *pair)
+        by = ws.annotator_tags(*pair)
         tags_by = "; ".join(f"{who}: {tag}" for who, tags in by.items() for tag in tags)
-        judge = ws.db.execute("SELECT annotator FROM adjudications WHERE idx = ? AND model = ?", list(pair))
-        found = judge.fetchone()
         final = ", ".join(ws.tags_of(*pair)) or None
-        out[pair] = (final, tags_by or None, found[0] if found else None, *row_team(by))
+        out[pair] = (final, tags_by or None, ws.adjudicator_of(*pair), *row_team(by))
     return out
 
 

@@ -10,6 +10,7 @@ workspace writes nothing (no lock is taken while an eval is writing). Documented
 from __future__ import annotations
 
 import sqlite3
+from contextlib import suppress
 
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.reporting.report import EXPORT_COLUMNS, EXTRA_COLUMNS
@@ -94,15 +95,5 @@ def ensure_views(ws: Workspace) -> None:
     """
     if ws.reading:
         return
-    wanted = evaluations_sql()
-    row = ws.db.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'evaluations'"
-    ).fetchone()
-    if row is not None and row[0] == wanted:
-        return
-    try:
-        with ws.write():
-            ws.db.execute("DROP VIEW IF EXISTS evaluations")
-            ws.db.execute(wanted)
-    except (sqlite3.Error, WorkspaceError):
-        pass
+    with suppress(sqlite3.Error, WorkspaceError):
+        ws.replace_view("evaluations", evaluations_sql())

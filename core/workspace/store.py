@@ -1,8 +1,10 @@
 """The SQLite workspace: examples, models, evaluations, tags and notes, plus the keys that make results reusable.
 
 Every write is its own transaction, so a process killed at any moment loses nothing it reported as saved.
-Tags and notes are keyed by (example index, model) and survive re-evaluation. The tables and their
-columns are schema.py's.
+Tags and notes are keyed by (example index, model) and survive re-evaluation. This module opens the file,
+runs the transactions and keeps examples, models and results; the tables are schema.py's, and the
+methods of tags and notes, of the team and of accepted golds are triage_records.py's, team_records.py's
+and gold_records.py's (`Workspace` is made of them).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.model import Dataset
 from sqltriage.core.workspace import annotators
+from sqltriage.core.workspace.connected import Pair
+from sqltriage.core.workspace.gold_records import GoldRecords
 from sqltriage.core.workspace.reading import (
     define_temporarily,
     reading_connection,
@@ -34,6 +38,8 @@ from sqltriage.core.workspace.schema import (
     STAND_IN_COLUMNS,
     TABLES,
 )
+from sqltriage.core.workspace.team_records import TeamRecords
+from sqltriage.core.workspace.triage_records import TriageRecords
 
 SCHEMA_VERSION = 2  # 2: annotators (core/workspace/annotators.py)
 APPLICATION_ID = 0x53515454  # "SQTT": marks the file as ours, so a foreign SQLite file is never written to
@@ -72,13 +78,18 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-class Workspace:
+class Workspace(TriageRecords, TeamRecords, GoldRecords):
     """One workspace file; safe to share between an eval and the app.
 
     `Workspace.open(path)` opens it to write (creating and upgrading it); `Workspace.open_for_reading(path)`
     opens it without writing a byte, for every command and screen that only reads. A workspace opened
     for reading with `writes_later=True` (the app) becomes writable at its first write, when the user
     changes something; `read_only_reason` says why a workspace cannot be written at all.
+
+    Every other room reads and writes it through its methods, named for what they mean: the store and
+    its results here, tags, notes and undo logs (triage_records.py), annotators and adjudications
+    (team_records.py), accepted golds (gold_records.py). `db` is the store's own connection (tests may
+    read through it); `snapshot()` lends a connection of its own that cannot write, for bulk reads.
     """
 
     def __init__(
@@ -251,18 +262,19 @@ class Workspace:
                     self.db.execute(f"ALTER TABLE [{table}] ADD COLUMN [{name}] {SQL_TYPES[kind]}")
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[None]:
         """One transaction; an error rolls it back whole. A lock held elsewhere is waited for, then reported.
 
-        Nested calls join the outer transaction. BEGIN IMMEDIATE takes the write lock at once, so two
-        processes queue up at the start instead of failing halfway.
+        Nested calls join the outer transaction, so a room groups several of this workspace's writes into
+        one (the connection itself is not handed out). BEGIN IMMEDIATE takes the write lock at once, so
+        two processes queue up at the start instead of failing halfway.
         """
         if self._reading:
             self._become_writable()
         if self._depth:
             self._depth += 1
             try:
-                yield self.db
+                yield
             finally:
                 self._depth -= 1
             return
@@ -272,7 +284,7 @@ class Workspace:
             raise _locked_or(exc, self.path) from None
         self._depth = 1
         try:
-            yield self.db
+            yield
         except BaseException as exc:
             self._depth = 0
             if self.db.in_transaction:
@@ -401,68 +413,58 @@ class Workspace:
     def count(self, table: str) -> int:
         return self.db.execute(f"SELECT count(*) FROM [{table}]").fetchone()[0]
 
-    # --- tags and notes --------------------------------------------------------------------------------
+    def result_rows(self) -> set[Pair]:
+        """The (example index, model) rows the workspace holds results for."""
+        return {(int(i), str(m)) for i, m in self.db.execute("SELECT idx, model FROM results")}
 
-    def add_tags(self, pairs: Iterable[tuple[int, str]], tag: str, *, annotator: str | None = None) -> int:
-        tag = tag.strip()
-        if not tag:
-            raise WorkspaceError("a tag cannot be empty")
-        return self._change_tags(pairs, tag, "add", annotator or self.annotator)
+    def has_result(self, idx: int, model: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM results WHERE idx = ? AND model = ?", [idx, model]).fetchone()
+        return row is not None
 
-    def remove_tags(self, pairs: Iterable[tuple[int, str]], tag: str, *, annotator: str | None = None) -> int:
-        return self._change_tags(pairs, tag, "remove", annotator or self.annotator)
+    def results_of_example(
+        self, idx: int, columns: Sequence[str]
+    ) -> list[tuple[str, str | None, dict[str, Any]]]:
+        """Every model's (model, prediction, {column: value}) on example `idx`, in the order stored."""
+        _known(columns)
+        selected = "".join(f", [{c}]" for c in columns)
+        rows = self.db.execute(
+            f"SELECT model, pred_sql{selected} FROM results WHERE idx = ? ORDER BY rowid", [idx]
+        ).fetchall()
+        return [(str(m), sql, dict(zip(columns, values, strict=True))) for m, sql, *values in rows]
 
-    def _change_tags(self, pairs: Iterable[tuple[int, str]], tag: str, action: str, annotator: str) -> int:
-        """One annotator's tag change on many rows in one transaction, logging each row it really changed;
-        the rows' final tags (`tags`) follow in the same transaction."""
-        now = time.time()
-        changed = 0
-        pairs = list(pairs)
+    def update_results(self, idx: int, updates: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Set columns of some models' results on example `idx` ((model, {column: value}) each), in one
+        transaction (or the caller's)."""
         with self.write():
-            for idx, model in pairs:
-                if action == "add":
-                    cur = self.db.execute(
-                        "INSERT OR IGNORE INTO annotations (idx, model, tag, annotator, created) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        [idx, model, tag, annotator, now],
-                    )
-                else:
-                    cur = self.db.execute(
-                        "DELETE FROM annotations WHERE idx = ? AND model = ? AND tag = ? AND annotator = ?",
-                        [idx, model, tag, annotator],
-                    )
-                if cur.rowcount:
-                    changed += 1
-                    self.db.execute(
-                        "INSERT INTO tag_log (action, idx, model, tag, created, annotator) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        [action, idx, model, tag, now, annotator],
-                    )
-            annotators.mark_annotated(self.db, pairs, annotator, now)
-            annotators.refresh(self.db, pairs, now)
-        return changed
-
-    def tags_of(self, idx: int, model: str) -> list[str]:
-        return [
-            r[0]
-            for r in self.db.execute(
-                "SELECT tag FROM tags WHERE idx = ? AND model = ? ORDER BY tag", [idx, model]
-            )
-        ]
-
-    def set_note(self, idx: int, model: str, note: str) -> None:
-        with self.write():
-            if note.strip():
+            for model, new in updates:
+                _known(list(new))
+                sets = ", ".join(f"[{k}] = ?" for k in new)
                 self.db.execute(
-                    "INSERT OR REPLACE INTO notes (idx, model, note, updated, annotator) VALUES (?, ?, ?, ?, ?)",
-                    [idx, model, note, time.time(), self.annotator],
+                    f"UPDATE results SET {sets} WHERE model = ? AND idx = ?", [*new.values(), model, idx]
                 )
-            else:
-                self.db.execute("DELETE FROM notes WHERE idx = ? AND model = ?", [idx, model])
 
-    def note_of(self, idx: int, model: str) -> str:
-        row = self.db.execute("SELECT note FROM notes WHERE idx = ? AND model = ?", [idx, model]).fetchone()
-        return row[0] if row else ""
+    # --- views -----------------------------------------------------------------------------------------
+
+    def replace_view(self, name: str, create_sql: str) -> bool:
+        """Make the view `name` the one `create_sql` (`CREATE VIEW name AS …`) defines; True when written.
+
+        Nothing is written when the file holds that very definition already.
+        """
+        row = self.db.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", [name]
+        ).fetchone()
+        if row is not None and row[0] == create_sql:
+            return False
+        with self.write():
+            self.db.execute(f"DROP VIEW IF EXISTS [{name}]")
+            self.db.execute(create_sql)
+        return True
+
+
+def _known(columns: Iterable[str]) -> None:
+    """Only stored result columns go into the SQL text (their values always go as parameters)."""
+    if unknown := [c for c in columns if c not in RESULT_COLUMNS]:
+        raise ValueError(f"unknown results columns: {unknown}")
 
 
 def _insert(
