@@ -9,74 +9,10 @@ from typing import Any
 
 import polars as pl
 
+from sqltriage.core.reporting.columns import EXPORT_COLUMNS, EXTRA_COLUMNS
 from sqltriage.core.verdicts.review import reviewed_columns
 from sqltriage.core.workspace.store import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
 
-EXPORT_COLUMNS = (
-    "index",
-    "example_id",
-    "db_id",
-    "question",
-    "gold_sql",
-    "model",
-    "pred_sql",
-    "va",
-    "ex",
-    "ex_spider",
-    "ex_bird",
-    "ex_archer",
-    "ex_official",
-    "ex_reviewed",
-    "em",
-    "em_spider",
-    "sm",
-    "om",
-    "vm",
-    "pm",
-    "ex_ts",
-    "ex_ts_bird",
-    "ex_ts_archer",
-    "ts_databases",
-    "ts_witness",
-    "ts_witness_rows",
-    "equivalence",
-    "equivalence_bound",
-    "equivalence_note",
-    "gold_suspect",
-    "tie_sensitive",
-    "gold_match",
-    "structural",
-    "operators",
-    "hardness",
-    "reasoning",
-    "error",
-    "tags",
-    "tags_by",
-    "note",
-    "suggested",
-)
-EXTRA_COLUMNS = (
-    "adjudicated_by",  # who set the row's final tags (docs/workspace.md, "Team triage"), else empty
-    "sm_authors",
-    "om_authors",
-    "vm_authors",
-    "pm_authors",
-    "authors_note",
-    "official_quirk",
-    "gold_suspect_detail",
-    "error_kind",
-    "parse_ok",
-    "pred_structural",
-    "pred_operators",
-    "difficulty",
-    "evidence",
-    "commonsense",
-    "reasoning_inferred",
-    "db_missing",
-    "gold_error",
-    "gold_error_kind",
-    "suggested_why",
-)
 EXEC_METRICS = (
     "va",
     "ex",
@@ -111,11 +47,9 @@ def load_frame(
     model, which is most of the cost of opening a workspace with many models. `columns` reads only
     these stored columns (the keys, `ex`, tags, note and model order always come): a command that
     needs a few columns of tens of thousands of rows skips the texts, and a first screen reads the
-    others later with `load_rest`.
+    others later with `load_rest`. Reading writes nothing, whatever way the workspace was opened: the
+    `evaluations` view is made by what evaluates (views.ensure_views).
     """
-    from sqltriage.core.reporting.views import ensure_views
-
-    ensure_views(workspace)  # the `evaluations` view for the sqlite3 / sqlite-utils command line
     keep = None if columns is None else {*columns, "model", "ex"}
     ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx" and (keep is None or c in keep)]
     res_cols = [c for c in RESULT_COLUMNS if c not in ("idx", "model") and (keep is None or c in keep)]

@@ -2,9 +2,10 @@
 
 `evaluations` has one row per (example, model) with the export's columns, in the export's order and
 row order: `SELECT * FROM evaluations` is the unfiltered CSV export. The view is (re)made from the
-column lists whenever a workspace's evaluations are loaded and its definition differs, so a column
-added to the stored tables and to the export appears in it without a migration; loading an up-to-date
-workspace writes nothing (no lock is taken while an eval is writing). Documented in docs/workspace.md.
+column lists by what evaluates into a workspace (`ensure_views`: `eval`, the app and `serve` when they
+evaluate, `api.evaluate`) whenever its definition differs, so a column added to the stored tables and to
+the export appears in it without a migration. Reading a workspace (the frame, an export) never makes it:
+reading writes nothing. Documented in docs/workspace.md.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sqlite3
 from contextlib import suppress
 
 from sqltriage.core.errors import WorkspaceError
-from sqltriage.core.reporting.report import EXPORT_COLUMNS, EXTRA_COLUMNS
+from sqltriage.core.reporting.columns import EXPORT_COLUMNS, EXTRA_COLUMNS
 from sqltriage.core.verdicts.review import FALSE_NEGATIVE, FALSE_POSITIVE, GOLD_WRONG
 from sqltriage.core.workspace.store import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
 
@@ -88,10 +89,11 @@ def evaluations_sql() -> str:
 
 
 def ensure_views(ws: Workspace) -> None:
-    """Make the views current; a workspace that cannot be written now keeps its old view (a convenience).
+    """Make the views current, after an evaluation; a workspace that cannot be written now keeps its old
+    view (a convenience).
 
     A workspace opened for reading keeps it too: reading changes nothing, and the view is made current
-    the next time the workspace is written and read.
+    the next time something evaluates into the workspace.
     """
     if ws.reading:
         return
