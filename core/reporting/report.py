@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 
 from sqltriage.core.reporting.columns import EXPORT_COLUMNS, EXTRA_COLUMNS
-from sqltriage.core.verdicts.review import reviewed_columns
+from sqltriage.core.verdicts.review import REVIEW_COLUMN, marks_sql, reviewed_columns
 from sqltriage.core.workspace.store import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
 
 EXEC_METRICS = (
@@ -58,10 +58,9 @@ def load_frame(
         examples = _read_examples(db, ex_cols)
         tags = _read(
             db,
-            "SELECT idx, model, group_concat(tag, ', ') AS tags FROM "
-            "(SELECT idx, model, tag FROM tags ORDER BY idx, model, tag) GROUP BY idx, model",
+            TAGS_SQL,
             [],
-            {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8},
+            {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8, REVIEW_COLUMN: pl.Int64},
         )
         tags_by = _read(db, TAGS_BY_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "tags_by": pl.Utf8})
         adjudicated = _read(
@@ -109,12 +108,18 @@ _STORED_ORDER = (
     *(c for c in RESULT_COLUMNS if c != "idx"),
     *(c for c in EXAMPLE_COLUMNS if c != "idx"),
     "tags",
+    REVIEW_COLUMN,
     "tags_by",
     "annotators",
     "disagree",
     "adjudicated_by",
     "note",
     "model_position",
+)
+# each row's final tags joined by ", " (in order), and their review marks (core/verdicts/review.py)
+TAGS_SQL = (
+    f"SELECT idx, model, group_concat(tag, ', ') AS tags, {marks_sql('tag')} AS [{REVIEW_COLUMN}] FROM "
+    "(SELECT idx, model, tag FROM tags ORDER BY idx, model, tag) GROUP BY idx, model"
 )
 # who gave which tag: "annotator: tag" pairs, "; "-joined, by annotator then tag (the export's `tags_by`)
 TAGS_BY_SQL = (
