@@ -1,8 +1,9 @@
 """Blind mode (`--blind`): an annotator does not see others' tags on a row until they have tagged it.
 
 The rows others decided and this annotator has not are shown untagged (their `tags`, `tags_by`,
-adjudicator and disagreement hidden, `_hidden` set), so the first judgement of each row is the annotator's own. Once
-they tag such a row, the save reads its tags back from the workspace and they show in full.
+adjudicator, review marks and disagreement hidden, `_hidden` set), so the first judgement of each row is
+the annotator's own. Once they tag such a row, the save reads its tags back from the workspace and they
+show in full.
 """
 
 from __future__ import annotations
@@ -12,17 +13,14 @@ from typing import Any
 import polars as pl
 
 from sqltriage.core.reporting import facets
+from sqltriage.core.verdicts.review import REVIEW_COLUMN
 
 
 def hidden_rows(ws: Any, viewer: str) -> pl.DataFrame:
     """(index, model) of the rows someone else decided and `viewer` has not."""
-    rows = ws.db.execute(
-        "SELECT DISTINCT idx, model FROM annotated WHERE annotator != ? EXCEPT "
-        "SELECT idx, model FROM annotated WHERE annotator = ?",
-        [viewer, viewer],
-    ).fetchall()
+    rows = ws.rows_hidden_from(viewer)
     return pl.DataFrame(
-        {"index": [int(i) for i, _ in rows], "model": [str(m) for _, m in rows], "_hide": [True] * len(rows)},
+        {"index": [i for i, _ in rows], "model": [m for _, m in rows], "_hide": [True] * len(rows)},
         schema={"index": pl.Int64, "model": pl.Utf8, "_hide": pl.Boolean},
     )
 
@@ -34,7 +32,7 @@ def blinded(frame: pl.DataFrame, hidden: pl.DataFrame) -> pl.DataFrame:
     masked = marked.with_columns(
         *(
             pl.when(hide).then(pl.lit(None, dtype=marked.schema[c])).otherwise(pl.col(c)).alias(c)
-            for c in ("tags", "tags_by", "adjudicated_by")
+            for c in ("tags", "tags_by", "adjudicated_by", REVIEW_COLUMN)
             if c in marked.columns
         ),
         pl.when(hide).then(0).otherwise(pl.col("disagree")).alias("disagree"),

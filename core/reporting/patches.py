@@ -4,12 +4,16 @@ workspace now holds, and the facets and the outcome that read them follow at onc
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from sqltriage.core.reporting.facet_text import facet_text
 from sqltriage.core.reporting.facets import NONE_VALUE, outcome_column, outcome_exprs, tag_list
+from sqltriage.core.verdicts.review import REVIEW_COLUMN, review_marks
+
+if TYPE_CHECKING:
+    from sqltriage.core.workspace.store import Workspace
 
 
 def _pairs_frame(
@@ -41,9 +45,9 @@ def _patched(
 def with_row_tags(
     frame: pl.DataFrame, rows: Mapping[tuple[int, str], tuple[str | int | None, ...]]
 ) -> pl.DataFrame:
-    """The prepared frame with these rows' (tags, tags_by, adjudicated_by, annotators, disagree) as the
-    workspace holds them after a change, and the facets and the outcome that read them: only the touched rows
-    change, so the counts follow at once."""
+    """The prepared frame with these rows' (tags, tags_by, adjudicated_by, annotators, disagree, review
+    marks) as the workspace holds them after a change, and the facets and the outcome that read them: only
+    the touched rows change, so the counts follow at once (and reviewed EX, computed from the marks)."""
     out = frame
     for at, column in enumerate(TEAM_COLUMNS):
         if rows and (column == "tags" or column in out.columns):
@@ -61,26 +65,25 @@ def with_row_tags(
 
 
 def rows_as_stored(
-    ws: Any, pairs: Iterable[tuple[int, str]]
+    ws: Workspace, pairs: Iterable[tuple[int, str]]
 ) -> dict[tuple[int, str], tuple[str | int | None, ...]]:
-    """Each row's (tags, tags_by, adjudicated_by, annotators, disagree) as the workspace holds them now: what
-    `with_row_tags` takes after a change."""
+    """Each row's (tags, tags_by, adjudicated_by, annotators, disagree, review marks) as the workspace holds
+    them now: what `with_row_tags` takes after a change."""
     from sqltriage.core.reporting.report import row_team
-    from sqltriage.core.workspace.annotators import annotator_tags
 
+    pairs = list(pairs)
+    finals = [ws.tags_of(*pair) for pair in pairs]
     out: dict[tuple[int, str], tuple[str | int | None, ...]] = {}
-    for pair in pairs:
-        by = annotator_tags(ws.db, *pair)
+    for pair, final, marks in zip(pairs, finals, review_marks(finals), strict=True):
+        by = ws.annotator_tags(*pair)
         tags_by = "; ".join(f"{who}: {tag}" for who, tags in by.items() for tag in tags)
-        judge = ws.db.execute("SELECT annotator FROM adjudications WHERE idx = ? AND model = ?", list(pair))
-        found = judge.fetchone()
-        final = ", ".join(ws.tags_of(*pair)) or None
-        out[pair] = (final, tags_by or None, found[0] if found else None, *row_team(by))
+        row = (", ".join(final) or None, tags_by or None, ws.adjudicator_of(*pair), *row_team(by), marks)
+        out[pair] = row
     return out
 
 
 # what a tag change may change on a row, in the order `with_row_tags` takes them
-TEAM_COLUMNS = ("tags", "tags_by", "adjudicated_by", "annotators", "disagree")
+TEAM_COLUMNS = ("tags", "tags_by", "adjudicated_by", "annotators", "disagree", REVIEW_COLUMN)
 
 
 def with_note(frame: pl.DataFrame, notes: Mapping[tuple[int, str], str]) -> pl.DataFrame:

@@ -9,74 +9,10 @@ from typing import Any
 
 import polars as pl
 
-from sqltriage.core.verdicts.review import reviewed_columns
+from sqltriage.core.reporting.columns import EXPORT_COLUMNS, EXTRA_COLUMNS
+from sqltriage.core.verdicts.review import REVIEW_COLUMN, marks_sql, reviewed_columns
 from sqltriage.core.workspace.store import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
 
-EXPORT_COLUMNS = (
-    "index",
-    "example_id",
-    "db_id",
-    "question",
-    "gold_sql",
-    "model",
-    "pred_sql",
-    "va",
-    "ex",
-    "ex_spider",
-    "ex_bird",
-    "ex_archer",
-    "ex_official",
-    "ex_reviewed",
-    "em",
-    "em_spider",
-    "sm",
-    "om",
-    "vm",
-    "pm",
-    "ex_ts",
-    "ex_ts_bird",
-    "ex_ts_archer",
-    "ts_databases",
-    "ts_witness",
-    "ts_witness_rows",
-    "equivalence",
-    "equivalence_bound",
-    "equivalence_note",
-    "gold_suspect",
-    "tie_sensitive",
-    "gold_match",
-    "structural",
-    "operators",
-    "hardness",
-    "reasoning",
-    "error",
-    "tags",
-    "tags_by",
-    "note",
-    "suggested",
-)
-EXTRA_COLUMNS = (
-    "adjudicated_by",  # who set the row's final tags (docs/workspace.md, "Team triage"), else empty
-    "sm_authors",
-    "om_authors",
-    "vm_authors",
-    "pm_authors",
-    "authors_note",
-    "official_quirk",
-    "gold_suspect_detail",
-    "error_kind",
-    "parse_ok",
-    "pred_structural",
-    "pred_operators",
-    "difficulty",
-    "evidence",
-    "commonsense",
-    "reasoning_inferred",
-    "db_missing",
-    "gold_error",
-    "gold_error_kind",
-    "suggested_why",
-)
 EXEC_METRICS = (
     "va",
     "ex",
@@ -111,11 +47,9 @@ def load_frame(
     model, which is most of the cost of opening a workspace with many models. `columns` reads only
     these stored columns (the keys, `ex`, tags, note and model order always come): a command that
     needs a few columns of tens of thousands of rows skips the texts, and a first screen reads the
-    others later with `load_rest`.
+    others later with `load_rest`. Reading writes nothing, whatever way the workspace was opened: the
+    `evaluations` view is made by what evaluates (views.ensure_views).
     """
-    from sqltriage.core.reporting.views import ensure_views
-
-    ensure_views(workspace)  # the `evaluations` view for the sqlite3 / sqlite-utils command line
     keep = None if columns is None else {*columns, "model", "ex"}
     ex_cols = [c for c in EXAMPLE_COLUMNS if c != "idx" and (keep is None or c in keep)]
     res_cols = [c for c in RESULT_COLUMNS if c not in ("idx", "model") and (keep is None or c in keep)]
@@ -124,10 +58,9 @@ def load_frame(
         examples = _read_examples(db, ex_cols)
         tags = _read(
             db,
-            "SELECT idx, model, group_concat(tag, ', ') AS tags FROM "
-            "(SELECT idx, model, tag FROM tags ORDER BY idx, model, tag) GROUP BY idx, model",
+            TAGS_SQL,
             [],
-            {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8},
+            {"idx": pl.Int64, "model": pl.Utf8, "tags": pl.Utf8, REVIEW_COLUMN: pl.Int64},
         )
         tags_by = _read(db, TAGS_BY_SQL, [], {"idx": pl.Int64, "model": pl.Utf8, "tags_by": pl.Utf8})
         adjudicated = _read(
@@ -175,12 +108,18 @@ _STORED_ORDER = (
     *(c for c in RESULT_COLUMNS if c != "idx"),
     *(c for c in EXAMPLE_COLUMNS if c != "idx"),
     "tags",
+    REVIEW_COLUMN,
     "tags_by",
     "annotators",
     "disagree",
     "adjudicated_by",
     "note",
     "model_position",
+)
+# each row's final tags joined by ", " (in order), and their review marks (core/verdicts/review.py)
+TAGS_SQL = (
+    f"SELECT idx, model, group_concat(tag, ', ') AS tags, {marks_sql('tag')} AS [{REVIEW_COLUMN}] FROM "
+    "(SELECT idx, model, tag FROM tags ORDER BY idx, model, tag) GROUP BY idx, model"
 )
 # who gave which tag: "annotator: tag" pairs, "; "-joined, by annotator then tag (the export's `tags_by`)
 TAGS_BY_SQL = (

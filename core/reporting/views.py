@@ -2,18 +2,20 @@
 
 `evaluations` has one row per (example, model) with the export's columns, in the export's order and
 row order: `SELECT * FROM evaluations` is the unfiltered CSV export. The view is (re)made from the
-column lists whenever a workspace's evaluations are loaded and its definition differs, so a column
-added to the stored tables and to the export appears in it without a migration; loading an up-to-date
-workspace writes nothing (no lock is taken while an eval is writing). Documented in docs/workspace.md.
+column lists by what evaluates into a workspace (`ensure_views`: `eval`, the app and `serve` when they
+evaluate, `api.evaluate`) whenever its definition differs, so a column added to the stored tables and to
+the export appears in it without a migration. Reading a workspace (the frame, an export) never makes it:
+reading writes nothing. Documented in docs/workspace.md.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from contextlib import suppress
 
 from sqltriage.core.errors import WorkspaceError
-from sqltriage.core.reporting.report import EXPORT_COLUMNS, EXTRA_COLUMNS
-from sqltriage.core.verdicts.review import FALSE_NEGATIVE, FALSE_POSITIVE, GOLD_WRONG
+from sqltriage.core.reporting.columns import EXPORT_COLUMNS, EXTRA_COLUMNS
+from sqltriage.core.verdicts.review import marks_sql, reviewed_sql
 from sqltriage.core.workspace.store import EXAMPLE_COLUMNS, RESULT_COLUMNS, Workspace
 
 _TAGS = (
@@ -26,32 +28,14 @@ _TAGS_BY = (
     "WHERE a.idx = r.idx AND a.model = r.model ORDER BY annotator, tag))"
 )
 
-
-def _has_tag(name: str) -> str:
-    """SQL: the row has the tag `name`, alone or after a category (as core.review recognises it)."""
-    lowered = name.lower().replace("'", "''")
-    return (
-        "EXISTS (SELECT 1 FROM tags t WHERE t.idx = r.idx AND t.model = r.model AND "
-        f"(lower(t.tag) = '{lowered}' OR substr(lower(t.tag), -{len(lowered) + 2}) = ': {lowered}'))"
-    )
-
-
-def _reviewed() -> dict[str, str]:
-    """`ex_reviewed` and `reviewed` as core.review computes them from the tags, in SQL."""
-    fn, fp, gold = (_has_tag(t) for t in (FALSE_NEGATIVE, FALSE_POSITIVE, GOLD_WRONG))
-    return {
-        "ex_reviewed": (
-            f"CASE WHEN {gold} THEN NULL WHEN r.ex IS NOT NULL AND {fn} AND NOT {fp} THEN 1 "
-            f"WHEN r.ex IS NOT NULL AND {fp} AND NOT {fn} THEN 0 ELSE r.ex END"
-        ),
-        "reviewed": f"CASE WHEN {fn} OR {fp} OR {gold} THEN 1 ELSE 0 END",
-    }
+# each tagged row's review marks, by core/verdicts/review.py's one definition of a review tag
+_MARKS = f"(SELECT idx, model, {marks_sql('tag')} AS marks FROM tags GROUP BY idx, model)"
 
 
 def _expression(column: str) -> str | None:
     """The SQL giving one export column from the stored tables, or None for a column computed elsewhere."""
     if column in ("ex_reviewed", "reviewed"):
-        return _reviewed()[column]
+        return reviewed_sql("coalesce(v.marks, 0)", "r.ex")[column]
     if column == "index":
         return "r.idx"
     if column == "tags":
@@ -82,27 +66,19 @@ def evaluations_sql() -> str:
         "JOIN examples e ON e.idx = r.idx\n"
         "JOIN models m ON m.name = r.model\n"
         "LEFT JOIN notes n ON n.idx = r.idx AND n.model = r.model\n"
+        f"LEFT JOIN {_MARKS} v ON v.idx = r.idx AND v.model = r.model\n"
         "ORDER BY m.position, r.idx"
     )
 
 
 def ensure_views(ws: Workspace) -> None:
-    """Make the views current; a workspace that cannot be written now keeps its old view (a convenience).
+    """Make the views current, after an evaluation; a workspace that cannot be written now keeps its old
+    view (a convenience).
 
     A workspace opened for reading keeps it too: reading changes nothing, and the view is made current
-    the next time the workspace is written and read.
+    the next time something evaluates into the workspace.
     """
     if ws.reading:
         return
-    wanted = evaluations_sql()
-    row = ws.db.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'evaluations'"
-    ).fetchone()
-    if row is not None and row[0] == wanted:
-        return
-    try:
-        with ws.write():
-            ws.db.execute("DROP VIEW IF EXISTS evaluations")
-            ws.db.execute(wanted)
-    except (sqlite3.Error, WorkspaceError):
-        pass
+    with suppress(sqlite3.Error, WorkspaceError):
+        ws.replace_view("evaluations", evaluations_sql())

@@ -21,16 +21,10 @@ from typing import Any
 
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.model import Dataset
-from sqltriage.core.workspace.accepted import TABLE_SQL
+from sqltriage.core.verdicts.ex_modes import EX_MODES  # imports nothing: no sqlglot here
+from sqltriage.core.workspace.gold_records import ACCEPT, WITHDRAW
 from sqltriage.core.workspace.store import Workspace
 
-LOG_SQL = (
-    "CREATE TABLE IF NOT EXISTS alternative_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
-    "action TEXT NOT NULL, idx INTEGER NOT NULL, sql TEXT NOT NULL, model TEXT, "
-    "accepted_at REAL, created REAL NOT NULL, annotator TEXT)"
-)
-ACCEPT, WITHDRAW = "accept", "withdraw"
-EX_MODES = ("spider", "bird", "archer")  # as core.exec_compare.EX_MODES (not imported: it loads sqlglot)
 RESCORED = ("ex", "ex_spider", "ex_bird", "ex_archer", "gold_match", "official_quirk")
 
 
@@ -55,8 +49,7 @@ def describe(action: str, index: int, model: str) -> str:
 
 
 def ensure_tables(ws: Workspace) -> None:
-    ws.define(TABLE_SQL)
-    ws.define(LOG_SQL)
+    ws.ensure_gold_tables()
 
 
 def accept(
@@ -95,12 +88,7 @@ def withdraw(
 
 
 def log_entry(ws: Workspace, seq: int) -> dict[str, Any] | None:
-    ensure_tables(ws)
-    row = ws.db.execute(
-        "SELECT seq, action, idx, sql, model, accepted_at, created FROM alternative_log WHERE seq = ?", [seq]
-    ).fetchone()
-    keys = ("seq", "action", "idx", "sql", "model", "accepted_at", "created")
-    return dict(zip(keys, row, strict=True)) if row else None
+    return ws.gold_log_entry(seq)
 
 
 def undo_entry(
@@ -133,21 +121,6 @@ def undo_entry(
     )
 
 
-def _stored(ws: Workspace, idx: int) -> list[tuple[str, float]]:
-    """(sql, when accepted) of the example's accepted alternatives, in the order they count."""
-    rows = ws.db.execute("SELECT sql, created FROM alternatives WHERE idx = ? ORDER BY created, rowid", [idx])
-    return [(str(s), float(c)) for s, c in rows]
-
-
-def _accepted_from(ws: Workspace, idx: int, sql: str) -> str:
-    """The model whose prediction `sql` was, from the newest acceptance of it ("" when not logged)."""
-    row = ws.db.execute(
-        "SELECT model FROM alternative_log WHERE idx = ? AND sql = ? AND action = ? ORDER BY seq DESC LIMIT 1",
-        [idx, sql, ACCEPT],
-    ).fetchone()
-    return str(row[0] or "") if row else ""
-
-
 def _change(
     ws: Workspace,
     dataset: Dataset,
@@ -166,7 +139,7 @@ def _change(
     if not 0 <= idx < len(dataset.examples):
         raise WorkspaceError(f"example #{idx} is not in the dataset ({len(dataset.examples)} examples)")
     ensure_tables(ws)
-    before = _stored(ws, idx)
+    before = ws.accepted_of(idx)
     known = [s for s, _ in before]
     if action == ACCEPT:
         if sql in known:
@@ -180,32 +153,19 @@ def _change(
             )
         when = dict(before)[sql]
         after = [p for p in before if p[0] != sql]
-        model = _accepted_from(ws, idx, sql)
+        model = ws.accepted_from(idx, sql)
     # the queries run before the transaction, so the write lock is held only for the writes
     updates, changed = _rescored(ws, dataset, idx, tuple(s for s, _ in after), timeout, max_rows)
     with ws.write():
-        if _stored(ws, idx) != before:
+        if ws.accepted_of(idx) != before:
             raise WorkspaceError(
                 f"the accepted alternatives of #{idx} changed meanwhile (another window?): try again",
                 path=ws.path,
             )
-        if action == ACCEPT:
-            ws.db.execute("INSERT INTO alternatives (idx, sql, created) VALUES (?, ?, ?)", [idx, sql, when])
-        else:
-            ws.db.execute("DELETE FROM alternatives WHERE idx = ? AND sql = ?", [idx, sql])
-        seq = ws.db.execute(
-            "INSERT INTO alternative_log (action, idx, sql, model, accepted_at, created, annotator) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [action, idx, sql, model or "", when, time.time(), ws.annotator],
-        ).lastrowid
-        assert seq is not None
+        seq = ws.record_gold_change(action, idx, sql, model or "", when)
         if within is not None:
             within(seq)
-        for row_model, new in updates:
-            sets = ", ".join(f"[{k}] = ?" for k in new)
-            ws.db.execute(
-                f"UPDATE results SET {sets} WHERE model = ? AND idx = ?", [*new.values(), row_model, idx]
-            )
+        ws.update_results(idx, updates)
     return GoldChange(action, idx, sql, model or "", tuple(changed), seq)
 
 
@@ -220,16 +180,11 @@ def _rescored(
     gold = gold_context(replace(dataset.examples[idx], accepted=accepted), dataset, options)
     if gold.db_path is None or gold.result is None:  # no database: EX was never computed for this example
         return [], []
-    columns = ", ".join(f"[{c}]" for c in RESCORED)
-    rows = ws.db.execute(
-        f"SELECT model, pred_sql, {columns} FROM results WHERE idx = ? ORDER BY rowid", [idx]
-    ).fetchall()
     updates: list[tuple[str, dict[str, Any]]] = []
     changed: list[tuple[str, str]] = []
-    for model, pred_sql, *stored in rows:
+    for model, pred_sql, old in ws.results_of_example(idx, RESCORED):
         verdicts = execution_verdicts(gold, pred_sql or "", options)
         new = {c: verdicts.get(c) for c in RESCORED}
-        old = dict(zip(RESCORED, stored, strict=True))
         if new != old:
             updates.append((str(model), new))
             changed += [(str(model), m) for m in EX_MODES if new[f"ex_{m}"] != old[f"ex_{m}"]]

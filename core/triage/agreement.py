@@ -123,12 +123,7 @@ def _fleiss_pooled(labels: Labels) -> tuple[float | None, int]:
 
 def read_labels(ws: Workspace) -> dict[str, dict[Row, frozenset[str]]]:
     """Each annotator's decided rows with their tags, as the workspace holds them now."""
-    out: dict[str, dict[Row, set[str]]] = {}
-    for idx, model, annotator in ws.db.execute("SELECT idx, model, annotator FROM annotated"):
-        out.setdefault(str(annotator), {})[(int(idx), str(model))] = set()
-    for idx, model, tag, annotator in ws.db.execute("SELECT idx, model, tag, annotator FROM annotations"):
-        out.setdefault(str(annotator), {}).setdefault((int(idx), str(model)), set()).add(str(tag))
-    return {a: {r: frozenset(t) for r, t in rows.items()} for a, rows in out.items()}
+    return ws.labels_by_annotator()
 
 
 def text_report(result: Agreement) -> str:

@@ -11,7 +11,6 @@ itself are never offered again. Undo is linear: each undo takes the newest chang
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import replace
 from datetime import datetime
 
@@ -21,40 +20,21 @@ from sqltriage.core.triage import accepted_gold, tags
 from sqltriage.core.triage.adjudication import adjudicate
 from sqltriage.core.triage.tags import GOLD_KINDS, Change, Pair
 from sqltriage.core.verdicts.execution import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
-from sqltriage.core.workspace.annotators import LEGACY
 from sqltriage.core.workspace.store import Workspace
 
 _INVERSE = {"add": "tag", "remove": "untag"}
 _GOLD_KIND = {accepted_gold.ACCEPT: "accept_gold", accepted_gold.WITHDRAW: "withdraw_gold"}
 
 
-def _settled(ws: Workspace) -> set[str]:
-    """Ids of changes already undone and of the undos themselves."""
-    out: set[str] = set()
-    for undone, by in ws.db.execute("SELECT undone, undone_by FROM undo_log"):
-        out.update((undone, by))
-    return out
-
-
 def _tag_groups(ws: Workspace, who: str | None) -> list[tuple[float, int, str, str, str, str]]:
     """(created, last seq, id, action, tag, annotator) of every tag change (of `who` alone when given),
     newest first."""
-    rows = ws.db.execute(
-        "SELECT created, max(seq), min(seq), action, tag, coalesce(annotator, ?) AS a FROM tag_log "
-        "GROUP BY created, action, tag, a HAVING ? IS NULL OR a = ? ORDER BY max(seq) DESC",
-        [LEGACY, who, who],
-    )
-    return [(c, last, f"tag:{first}", a, t, by) for c, last, first, a, t, by in rows]
+    return [(c, last, f"tag:{first}", a, t, by) for c, last, first, a, t, by in ws.tag_changes(who)]
 
 
 def _gold_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
     """The newest acceptance or withdrawal of an alternative gold not undone yet, nor an undo."""
-    accepted_gold.ensure_tables(ws)
-    for seq, action, idx, sql, model, created, by in ws.db.execute(
-        "SELECT seq, action, idx, sql, model, created, coalesce(annotator, ?) AS a FROM alternative_log "
-        "WHERE ? IS NULL OR a = ? ORDER BY seq DESC",
-        [LEGACY, who, who],
-    ):
+    for seq, action, idx, sql, model, created, by in ws.gold_changes(who):
         if f"gold:{seq}" not in settled:
             pair: Pair = (int(idx), str(model or ""))
             return Change(
@@ -66,7 +46,7 @@ def _gold_change(ws: Workspace, settled: set[str], who: str | None) -> Change | 
 def last_change(ws: Workspace, annotator: str | None = None) -> Change | None:
     """The newest change not undone yet (tags, notes or accepted golds): `annotator`'s own when given,
     anyone's when None."""
-    settled = _settled(ws)
+    settled = ws.settled_changes()
     candidates = [
         c
         for c in (
@@ -82,11 +62,7 @@ def last_change(ws: Workspace, annotator: str | None = None) -> Change | None:
 
 def _adjudication_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
     """The newest adjudication not undone yet, nor an undo: undoing it puts the row's final tags back."""
-    for seq, idx, model, before, after, created, by in ws.db.execute(
-        "SELECT seq, idx, model, before, after, created, annotator FROM adjudication_log "
-        "WHERE ? IS NULL OR annotator = ? ORDER BY seq DESC",
-        [who, who],
-    ):
+    for seq, idx, model, before, after, created, by in ws.adjudication_changes(who):
         if f"adj:{seq}" not in settled:
             pair: Pair = (int(idx), str(model))
             return Change(
@@ -107,23 +83,13 @@ def _tag_change(ws: Workspace, settled: set[str], who: str | None) -> Change | N
         return None
     created, change_id, action, name, by = tag
     first = int(change_id.partition(":")[2])
-    pairs = ws.db.execute(
-        "SELECT idx, model FROM tag_log WHERE seq >= ? AND created = ? AND action = ? AND tag = ? "
-        "AND coalesce(annotator, ?) = ? ORDER BY seq",
-        [first, created, action, name, LEGACY, by],
-    )
+    pairs = ws.tag_change_rows(first, created, action, name, by)
     kind = _INVERSE.get(action, action)
-    return Change(
-        kind, tuple((int(i), str(m)) for i, m in pairs), name, id=change_id, created=created, annotator=by
-    )
+    return Change(kind, tuple(pairs), name, id=change_id, created=created, annotator=by)
 
 
 def _note_change(ws: Workspace, settled: set[str], who: str | None) -> Change | None:
-    for seq, idx, model, before, after, created, by in ws.db.execute(
-        "SELECT seq, idx, model, before, after, created, coalesce(annotator, ?) AS a FROM note_log "
-        "WHERE ? IS NULL OR a = ? ORDER BY seq DESC",
-        [LEGACY, who, who],
-    ):
+    for seq, idx, model, before, after, created, by in ws.note_changes(who):
         if f"note:{seq}" not in settled:
             pair: Pair = (int(idx), str(model))
             return Change(
@@ -176,12 +142,10 @@ def undo(
     with ws.write():
         _check_not_undone(ws, change)
         if change.kind == "adjudicate":  # the row's final tags as they were, adjudicated or not
-            before = ws.db.execute("SELECT coalesce(max(seq), 0) FROM adjudication_log").fetchone()[0]
+            before = ws.last_seq("adjudication")
             pair = change.pairs[0]
             adjudicate(ws, pair, change.tags_before, annotator=change.annotator or None)
-            first = ws.db.execute("SELECT min(seq) FROM adjudication_log WHERE seq > ?", [before]).fetchone()[
-                0
-            ]
+            first = ws.first_seq_after("adjudication", before)
             by = f"adj:{first}" if first is not None else f"none:{change.id}"
             done = Change(
                 "adjudicate",
@@ -191,28 +155,22 @@ def undo(
                 tags_after=change.tags_before,
             )
         elif change.kind in ("tag", "untag"):
-            before = ws.db.execute("SELECT coalesce(max(seq), 0) FROM tag_log").fetchone()[0]
+            before = ws.last_seq("tag")
             done = tags.undo(ws, change)
-            first = ws.db.execute("SELECT min(seq) FROM tag_log WHERE seq > ?", [before]).fetchone()[0]
+            first = ws.first_seq_after("tag", before)
             by = f"tag:{first}" if first is not None else f"none:{change.id}"
         else:
-            before = ws.db.execute("SELECT coalesce(max(seq), 0) FROM note_log").fetchone()[0]
+            before = ws.last_seq("note")
             done = tags.undo(ws, change)
-            first = ws.db.execute("SELECT min(seq) FROM note_log WHERE seq > ?", [before]).fetchone()[0]
+            first = ws.first_seq_after("note", before)
             by = f"note:{first}" if first is not None else f"none:{change.id}"
-        _record(ws, change.id, by)
+        ws.record_undo(change.id, by)
     return replace(done, id=by)
 
 
 def _check_not_undone(ws: Workspace, change: Change) -> None:
-    if ws.db.execute("SELECT 1 FROM undo_log WHERE undone = ?", [change.id]).fetchone():
+    if ws.is_undone(change.id):
         raise WorkspaceError("this change was undone already (maybe in another window)", path=ws.path)
-
-
-def _record(ws: Workspace, undone: str, by: str) -> None:
-    ws.db.execute(
-        "INSERT INTO undo_log (undone, undone_by, created) VALUES (?, ?, ?)", [undone, by, time.time()]
-    )
 
 
 def _undo_gold(
@@ -225,7 +183,7 @@ def _undo_gold(
 
     def record(seq: int) -> None:
         _check_not_undone(ws, change)
-        _record(ws, change.id, f"gold:{seq}")
+        ws.record_undo(change.id, f"gold:{seq}")
 
     seq = int(change.id.partition(":")[2])
     done = accepted_gold.undo_entry(ws, dataset, seq, timeout=timeout, max_rows=max_rows, within=record)

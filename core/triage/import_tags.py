@@ -10,7 +10,6 @@ tags by this annotator become exactly the file's (logged, so undo takes them bac
 from __future__ import annotations
 
 import csv
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from sqltriage.core.errors import UsageError
 from sqltriage.core.triage import adjudication
 from sqltriage.core.triage.tags import set_note
 from sqltriage.core.triage.taxonomy import Taxonomy
-from sqltriage.core.workspace import annotators
 from sqltriage.core.workspace.store import Workspace
 
 REQUIRED = ("index", "model", "tags")
@@ -49,7 +47,7 @@ def read_csv(path: Path, ws: Workspace, taxonomy: Taxonomy) -> list[Line]:
             records = [(reader.line_num, rec) for rec in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise UsageError(f"cannot be read as CSV ({exc})", path=path) from None
-    rows = {(int(i), str(m)) for i, m in ws.db.execute("SELECT idx, model FROM results")}
+    rows = ws.result_rows()
     problems: list[str] = []
     seen: dict[tuple[int, str], int] = {}
     lines: list[Line] = []
@@ -101,20 +99,13 @@ def import_tags(
             if adjudicate:
                 adjudication.adjudicate(ws, line.row, line.tags, annotator=annotator)
             else:
-                have = {
-                    str(t)
-                    for (t,) in ws.db.execute(
-                        "SELECT tag FROM annotations WHERE idx = ? AND model = ? AND annotator = ?",
-                        [line.row[0], line.row[1], annotator],
-                    )
-                }
+                have = ws.tags_given_by(*line.row, annotator)
                 for tag in sorted(set(line.tags) - have):
                     added += ws.add_tags([line.row], tag, annotator=annotator)
                 for tag in sorted(have - set(line.tags)):
                     removed += ws.remove_tags([line.row], tag, annotator=annotator)
                 if not line.tags and not have:  # decided: no cause
-                    annotators.mark_annotated(ws.db, [line.row], annotator, time.time())
-                    annotators.refresh(ws.db, [line.row])
+                    ws.mark_decided([line.row], annotator)
             if line.note is not None and line.note.strip() and line.note != ws.note_of(*line.row):
                 previous, ws.annotator = ws.annotator, annotator
                 try:

@@ -7,7 +7,6 @@ restores precisely the state before it and a bulk change undoes as one.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -52,33 +51,21 @@ class Change:
         return f"note saved on {rows}" if any(self.notes_after.values()) else f"note cleared on {rows}"
 
 
-def _last_seq(ws: Workspace) -> int:
-    return ws.db.execute("SELECT coalesce(max(seq), 0) FROM tag_log").fetchone()[0]
-
-
-def _logged(ws: Workspace, after: int, action: str, tag: str) -> tuple[Pair, ...]:
-    rows = ws.db.execute(
-        "SELECT idx, model FROM tag_log WHERE seq > ? AND action = ? AND tag = ? ORDER BY seq",
-        [after, action, tag],
-    )
-    return tuple((int(i), str(m)) for i, m in rows)
-
-
 def add_tag(ws: Workspace, pairs: Iterable[Pair], tag: str, *, annotator: str | None = None) -> Change:
     """Tag every pair (one transaction) as `annotator` (default: the workspace's); the change lists the
     pairs this annotator had not tagged so yet."""
     tag = tag.strip()
     who = annotator or ws.annotator
-    before = _last_seq(ws)
+    before = ws.last_seq("tag")
     ws.add_tags(list(pairs), tag, annotator=who)
-    return Change("tag", _logged(ws, before, "add", tag), tag, annotator=who)
+    return Change("tag", ws.tags_logged_since(before, "add", tag), tag, annotator=who)
 
 
 def remove_tag(ws: Workspace, pairs: Iterable[Pair], tag: str, *, annotator: str | None = None) -> Change:
     who = annotator or ws.annotator
-    before = _last_seq(ws)
+    before = ws.last_seq("tag")
     ws.remove_tags(list(pairs), tag, annotator=who)
-    return Change("untag", _logged(ws, before, "remove", tag), tag, annotator=who)
+    return Change("untag", ws.tags_logged_since(before, "remove", tag), tag, annotator=who)
 
 
 def set_note(ws: Workspace, pair: Pair, text: str) -> Change:
@@ -88,16 +75,9 @@ def set_note(ws: Workspace, pair: Pair, text: str) -> Change:
         ws.set_note(*pair, text)
         after = ws.note_of(*pair)
         if after != before:
-            _log_note(ws, pair, before, after)
+            ws.log_note(*pair, before, after)
     return Change(
         "note", (pair,), notes_before={pair: before}, notes_after={pair: after}, annotator=ws.annotator
-    )
-
-
-def _log_note(ws: Workspace, pair: Pair, before: str, after: str) -> None:
-    ws.db.execute(
-        "INSERT INTO note_log (idx, model, before, after, created, annotator) VALUES (?, ?, ?, ?, ?, ?)",
-        [pair[0], pair[1], before, after, time.time(), ws.annotator],
     )
 
 
@@ -114,7 +94,7 @@ def undo(ws: Workspace, change: Change) -> Change:
             ws.set_note(*pair, text)
             after[pair] = ws.note_of(*pair)
             if after[pair] != current:
-                _log_note(ws, pair, current, after[pair])
+                ws.log_note(*pair, current, after[pair])
     return Change(
         "note", change.pairs, notes_before=dict(change.notes_after), notes_after=after, annotator=ws.annotator
     )

@@ -1,27 +1,22 @@
 """Alternative gold queries accepted in the app: kept in the workspace, never in the dataset file.
 
 core/datasets/alternatives.py reads the dataset's own alternatives and labels both kinds;
-core/triage/accepted_gold.py accepts, withdraws and re-scores.
+core/workspace/gold_records.py stores them; core/triage/accepted_gold.py accepts, withdraws and re-scores.
 """
 
 from __future__ import annotations
 
 from sqltriage.core.datasets.alternatives import labelled
 from sqltriage.core.model import Dataset
+from sqltriage.core.workspace.gold_records import TABLE_SQL
 from sqltriage.core.workspace.store import Workspace
 
-TABLE_SQL = (
-    "CREATE TABLE IF NOT EXISTS alternatives (idx INTEGER, sql TEXT, created REAL, PRIMARY KEY (idx, sql))"
-)
+__all__ = ["TABLE_SQL", "accepted", "with_accepted"]
 
 
 def accepted(ws: Workspace) -> dict[int, tuple[str, ...]]:
     """Alternatives accepted in the app, per example index, in the order they were accepted."""
-    ws.define(TABLE_SQL)
-    out: dict[int, list[str]] = {}
-    for idx, sql in ws.db.execute("SELECT idx, sql FROM alternatives ORDER BY created, rowid"):
-        out.setdefault(int(idx), []).append(sql)
-    return {i: tuple(v) for i, v in out.items()}
+    return ws.accepted_golds()
 
 
 def with_accepted(dataset: Dataset, ws: Workspace) -> dict[int, tuple[tuple[str, str], ...]]:

@@ -1,7 +1,10 @@
 """The SQLite workspace: examples, models, evaluations, tags and notes, plus the keys that make results reusable.
 
 Every write is its own transaction, so a process killed at any moment loses nothing it reported as saved.
-Tags and notes are keyed by (example index, model) and survive re-evaluation.
+Tags and notes are keyed by (example index, model) and survive re-evaluation. This module opens the file,
+runs the transactions and keeps examples, models and results; the tables are schema.py's, and the
+methods of tags and notes, of the team and of accepted golds are triage_records.py's, team_records.py's
+and gold_records.py's (`Workspace` is made of them).
 """
 
 from __future__ import annotations
@@ -19,126 +22,28 @@ from typing import Any
 from sqltriage.core.errors import WorkspaceError
 from sqltriage.core.model import Dataset
 from sqltriage.core.workspace import annotators
+from sqltriage.core.workspace.connected import Pair
+from sqltriage.core.workspace.gold_records import GoldRecords
 from sqltriage.core.workspace.reading import (
     define_temporarily,
     reading_connection,
     stand_in_for_missing,
     unwritable_reason,
 )
+from sqltriage.core.workspace.schema import (
+    EXAMPLE_COLUMNS,
+    RESULT_COLUMNS,
+    SCHEMA,
+    SQL_TYPES,
+    STAND_IN_COLUMNS,
+    TABLES,
+)
+from sqltriage.core.workspace.team_records import TeamRecords
+from sqltriage.core.workspace.triage_records import TriageRecords
 
 SCHEMA_VERSION = 2  # 2: annotators (core/workspace/annotators.py)
 APPLICATION_ID = 0x53515454  # "SQTT": marks the file as ours, so a foreign SQLite file is never written to
 BUSY_TIMEOUT_MS = 15_000
-
-EXAMPLE_COLUMNS: dict[str, type] = {
-    "idx": int,
-    "example_id": str,
-    "db_id": str,
-    "question": str,
-    "gold_sql": str,
-    "evidence": str,
-    "difficulty": str,
-    "reasoning": str,
-    "reasoning_inferred": int,
-    "external_knowledge": int,
-    "commonsense": str,
-    "db_missing": int,
-    "gold_done": int,
-    "structural": str,
-    "operators": str,
-    "hardness": str,
-    "n_operators": int,
-    "n_tables": int,
-    "n_columns": int,
-    "n_values": int,
-    "nesting_depth": int,
-    "sql_length": int,
-    "gold_error": str,
-    "gold_error_kind": str,
-    "gold_elapsed": float,
-    "gold_rows": int,
-    "gold_suspect": str,  # why the gold is doubtful (gold_audit.REASONS labels, "; "-joined), else NULL
-    "gold_suspect_detail": str,  # the same in sentences, with the tie at its LIMIT when there is one
-    "q_words": int,
-    "q_tree_depth": int,
-    "q_lexical_density": float,
-    "q_rarity": float,
-    "q_flesch": float,
-    "q_schema_linkage": float,
-}
-
-RESULT_COLUMNS: dict[str, type] = {
-    "model": str,
-    "idx": int,
-    "pred_sql": str,
-    "va": int,
-    "ex": int,
-    "ex_spider": int,
-    "ex_bird": int,
-    "ex_archer": int,
-    "ex_official": int,  # the official Spider evaluator's verdict, quirk for quirk
-    "official_quirk": str,  # what makes ex_official differ from ex_spider on this row
-    "tie_sensitive": int,  # 1: differs from gold only by which rows tied at gold's LIMIT it kept
-    "gold_match": str,  # which gold `ex` matched: "gold", "alternative N" (dataset) or "accepted N" (app)
-    "em": int,
-    "em_spider": int,
-    "sm": float,
-    "om": float,
-    "vm": float,
-    "pm": float,
-    "sm_authors": float,  # partial match as the paper's published code computes it (None where it raises)
-    "om_authors": float,
-    "vm_authors": float,
-    "pm_authors": float,
-    "authors_note": str,  # why the *_authors columns are empty ("their code would raise: …")
-    "pred_structural": str,
-    "pred_operators": str,
-    "parse_ok": int,
-    "error": str,
-    "error_kind": str,
-    "pred_elapsed": float,
-    "truncated": int,
-    "ex_ts": int,  # ex_spider on every neighbour database (docs/testsuite.md)
-    "ex_ts_bird": int,  # ex_bird on the same neighbours
-    "ex_ts_archer": int,  # ex_archer on the same neighbours
-    "ts_databases": int,
-    "ts_witness": str,  # the minimal witness of a refuted ex_ts (a small SQLite file), or "original"
-    "ts_witness_rows": int,  # rows in all the witness's tables
-    "equivalence": str,  # verified | refuted | unknown: bounded equivalence of an EX pass (docs/verification.md)
-    "equivalence_bound": int,  # rows per table up to which it was checked
-    "equivalence_note": str,  # why unknown: the construct outside the fragment, "timeout", …
-    "suggested": str,  # suggested causes in rank order, "; "-separated
-    "suggested_why": str,  # the same as JSON: [{tag, confidence, reason}]
-}
-
-_SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}
-
-
-def _columns_sql(columns: Mapping[str, type]) -> str:
-    return ", ".join(f"[{name}] {_SQL_TYPES[t]}" for name, t in columns.items())
-
-
-TABLES: dict[str, str] = {  # name → column definitions: the tables every workspace has
-    "meta": "key TEXT PRIMARY KEY, value TEXT",
-    "examples": f"{_columns_sql(EXAMPLE_COLUMNS)}, PRIMARY KEY (idx)",
-    "models": "name TEXT PRIMARY KEY, path TEXT, format TEXT, sha256 TEXT, result_key TEXT, position INTEGER, "
-    "added REAL",
-    "results": f"{_columns_sql(RESULT_COLUMNS)}, PRIMARY KEY (model, idx)",
-    "tags": "idx INTEGER, model TEXT, tag TEXT, created REAL, PRIMARY KEY (idx, model, tag)",  # final tags
-    "notes": "idx INTEGER, model TEXT, note TEXT, updated REAL, annotator TEXT, PRIMARY KEY (idx, model)",
-    "tag_log": "seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT, idx INTEGER, model TEXT, tag TEXT, "
-    "created REAL, annotator TEXT",
-    "note_log": "seq INTEGER PRIMARY KEY AUTOINCREMENT, idx INTEGER, model TEXT, before TEXT, after TEXT, "
-    "created REAL, annotator TEXT",
-    "undo_log": "undone TEXT PRIMARY KEY, undone_by TEXT, created REAL",
-    **annotators.TABLES,
-}
-_LOGGED_COLUMNS = {table: {"annotator": "TEXT"} for table in annotators.LOGGED}
-SCHEMA = (
-    "".join(f"CREATE TABLE IF NOT EXISTS {name} ({columns});\n" for name, columns in TABLES.items())
-    + "CREATE INDEX IF NOT EXISTS results_idx ON results (idx);\n"
-    + "CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);\n"
-)
 
 
 def default_workspace(dataset: Dataset) -> Path:
@@ -173,13 +78,18 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-class Workspace:
+class Workspace(TriageRecords, TeamRecords, GoldRecords):
     """One workspace file; safe to share between an eval and the app.
 
     `Workspace.open(path)` opens it to write (creating and upgrading it); `Workspace.open_for_reading(path)`
     opens it without writing a byte, for every command and screen that only reads. A workspace opened
     for reading with `writes_later=True` (the app) becomes writable at its first write, when the user
     changes something; `read_only_reason` says why a workspace cannot be written at all.
+
+    Every other room reads and writes it through its methods, named for what they mean: the store and
+    its results here, tags, notes and undo logs (triage_records.py), annotators and adjudications
+    (team_records.py), accepted golds (gold_records.py). `db` is the store's own connection (tests may
+    read through it); `snapshot()` lends a connection of its own that cannot write, for bulk reads.
     """
 
     def __init__(
@@ -234,7 +144,7 @@ class Workspace:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             _check_version(conn, path)
             annotators.stand_in(conn)
-            stand_in_for_missing(conn, TABLES, _STAND_IN_COLUMNS)
+            stand_in_for_missing(conn, TABLES, STAND_IN_COLUMNS)
             conn.execute("PRAGMA query_only = 1")
         except WorkspaceError:
             conn.close()  # type: ignore[union-attr]
@@ -307,7 +217,7 @@ class Workspace:
         try:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             annotators.stand_in(db)
-            stand_in_for_missing(db, TABLES, _STAND_IN_COLUMNS)
+            stand_in_for_missing(db, TABLES, STAND_IN_COLUMNS)
             db.execute("PRAGMA query_only = 1")
             db.execute("BEGIN")
             yield db
@@ -349,21 +259,22 @@ class Workspace:
             present = {r[1] for r in self.db.execute(f"PRAGMA table_info([{table}])")}
             for name, kind in columns.items():
                 if name not in present:
-                    self.db.execute(f"ALTER TABLE [{table}] ADD COLUMN [{name}] {_SQL_TYPES[kind]}")
+                    self.db.execute(f"ALTER TABLE [{table}] ADD COLUMN [{name}] {SQL_TYPES[kind]}")
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[None]:
         """One transaction; an error rolls it back whole. A lock held elsewhere is waited for, then reported.
 
-        Nested calls join the outer transaction. BEGIN IMMEDIATE takes the write lock at once, so two
-        processes queue up at the start instead of failing halfway.
+        Nested calls join the outer transaction, so a room groups several of this workspace's writes into
+        one (the connection itself is not handed out). BEGIN IMMEDIATE takes the write lock at once, so
+        two processes queue up at the start instead of failing halfway.
         """
         if self._reading:
             self._become_writable()
         if self._depth:
             self._depth += 1
             try:
-                yield self.db
+                yield
             finally:
                 self._depth -= 1
             return
@@ -373,7 +284,7 @@ class Workspace:
             raise _locked_or(exc, self.path) from None
         self._depth = 1
         try:
-            yield self.db
+            yield
         except BaseException as exc:
             self._depth = 0
             if self.db.in_transaction:
@@ -502,68 +413,58 @@ class Workspace:
     def count(self, table: str) -> int:
         return self.db.execute(f"SELECT count(*) FROM [{table}]").fetchone()[0]
 
-    # --- tags and notes --------------------------------------------------------------------------------
+    def result_rows(self) -> set[Pair]:
+        """The (example index, model) rows the workspace holds results for."""
+        return {(int(i), str(m)) for i, m in self.db.execute("SELECT idx, model FROM results")}
 
-    def add_tags(self, pairs: Iterable[tuple[int, str]], tag: str, *, annotator: str | None = None) -> int:
-        tag = tag.strip()
-        if not tag:
-            raise WorkspaceError("a tag cannot be empty")
-        return self._change_tags(pairs, tag, "add", annotator or self.annotator)
+    def has_result(self, idx: int, model: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM results WHERE idx = ? AND model = ?", [idx, model]).fetchone()
+        return row is not None
 
-    def remove_tags(self, pairs: Iterable[tuple[int, str]], tag: str, *, annotator: str | None = None) -> int:
-        return self._change_tags(pairs, tag, "remove", annotator or self.annotator)
+    def results_of_example(
+        self, idx: int, columns: Sequence[str]
+    ) -> list[tuple[str, str | None, dict[str, Any]]]:
+        """Every model's (model, prediction, {column: value}) on example `idx`, in the order stored."""
+        _known(columns)
+        selected = "".join(f", [{c}]" for c in columns)
+        rows = self.db.execute(
+            f"SELECT model, pred_sql{selected} FROM results WHERE idx = ? ORDER BY rowid", [idx]
+        ).fetchall()
+        return [(str(m), sql, dict(zip(columns, values, strict=True))) for m, sql, *values in rows]
 
-    def _change_tags(self, pairs: Iterable[tuple[int, str]], tag: str, action: str, annotator: str) -> int:
-        """One annotator's tag change on many rows in one transaction, logging each row it really changed;
-        the rows' final tags (`tags`) follow in the same transaction."""
-        now = time.time()
-        changed = 0
-        pairs = list(pairs)
+    def update_results(self, idx: int, updates: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Set columns of some models' results on example `idx` ((model, {column: value}) each), in one
+        transaction (or the caller's)."""
         with self.write():
-            for idx, model in pairs:
-                if action == "add":
-                    cur = self.db.execute(
-                        "INSERT OR IGNORE INTO annotations (idx, model, tag, annotator, created) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        [idx, model, tag, annotator, now],
-                    )
-                else:
-                    cur = self.db.execute(
-                        "DELETE FROM annotations WHERE idx = ? AND model = ? AND tag = ? AND annotator = ?",
-                        [idx, model, tag, annotator],
-                    )
-                if cur.rowcount:
-                    changed += 1
-                    self.db.execute(
-                        "INSERT INTO tag_log (action, idx, model, tag, created, annotator) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        [action, idx, model, tag, now, annotator],
-                    )
-            annotators.mark_annotated(self.db, pairs, annotator, now)
-            annotators.refresh(self.db, pairs, now)
-        return changed
-
-    def tags_of(self, idx: int, model: str) -> list[str]:
-        return [
-            r[0]
-            for r in self.db.execute(
-                "SELECT tag FROM tags WHERE idx = ? AND model = ? ORDER BY tag", [idx, model]
-            )
-        ]
-
-    def set_note(self, idx: int, model: str, note: str) -> None:
-        with self.write():
-            if note.strip():
+            for model, new in updates:
+                _known(list(new))
+                sets = ", ".join(f"[{k}] = ?" for k in new)
                 self.db.execute(
-                    "INSERT OR REPLACE INTO notes (idx, model, note, updated, annotator) VALUES (?, ?, ?, ?, ?)",
-                    [idx, model, note, time.time(), self.annotator],
+                    f"UPDATE results SET {sets} WHERE model = ? AND idx = ?", [*new.values(), model, idx]
                 )
-            else:
-                self.db.execute("DELETE FROM notes WHERE idx = ? AND model = ?", [idx, model])
 
-    def note_of(self, idx: int, model: str) -> str:
-        row = self.db.execute("SELECT note FROM notes WHERE idx = ? AND model = ?", [idx, model]).fetchone()
-        return row[0] if row else ""
+    # --- views -----------------------------------------------------------------------------------------
+
+    def replace_view(self, name: str, create_sql: str) -> bool:
+        """Make the view `name` the one `create_sql` (`CREATE VIEW name AS …`) defines; True when written.
+
+        Nothing is written when the file holds that very definition already.
+        """
+        row = self.db.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", [name]
+        ).fetchone()
+        if row is not None and row[0] == create_sql:
+            return False
+        with self.write():
+            self.db.execute(f"DROP VIEW IF EXISTS [{name}]")
+            self.db.execute(create_sql)
+        return True
+
+
+def _known(columns: Iterable[str]) -> None:
+    """Only stored result columns go into the SQL text (their values always go as parameters)."""
+    if unknown := [c for c in columns if c not in RESULT_COLUMNS]:
+        raise ValueError(f"unknown results columns: {unknown}")
 
 
 def _insert(
@@ -628,13 +529,6 @@ def _open_refused(exc: sqlite3.Error, path: Path) -> WorkspaceError:
         path=path,
         hint="give another --workspace path; this file was left untouched",
     )
-
-
-_STAND_IN_COLUMNS = {
-    "examples": {name: _SQL_TYPES[kind] for name, kind in EXAMPLE_COLUMNS.items()},
-    "results": {name: _SQL_TYPES[kind] for name, kind in RESULT_COLUMNS.items()},
-    **_LOGGED_COLUMNS,
-}
 
 
 def _check_version(db: sqlite3.Connection, path: Path) -> None:

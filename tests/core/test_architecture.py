@@ -8,6 +8,7 @@ dependency, and a type-only one still couples the two modules).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -295,3 +296,109 @@ def test_the_ex_modes_are_defined_once() -> None:
 
 def _targets(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
     return node.targets if isinstance(node, ast.Assign) else [node.target]
+
+
+# --- the workspace's connection stays inside core/workspace/ --------------------------------------------
+
+WORKSPACE_ROOM = CORE / "workspace"
+_CONNECTION_ATTRS = {"db", "_db", "_retired"}  # the store's connection(s): `Workspace.db` and what it keeps
+_WORKSPACE_NAME = re.compile(r"(?i)^(ws|w|workspace)$|_ws$|^ws_|workspace")
+_OPENERS = {"open", "open_for_reading"}
+
+
+def _workspace_names(tree: ast.AST) -> set[str]:
+    """Names that hold a workspace in a module: by their name (`ws`, `workspace`, `app.workspace`), by their
+    annotation (`x: Workspace`), or because they are bound to `Workspace.open…(…)`."""
+    names: set[str] = set()
+
+    def opened(value: ast.AST | None) -> bool:
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in _OPENERS
+            and isinstance(value.func.value, ast.Name)
+            and value.func.value.id == "Workspace"
+        )
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            if "Workspace" in ast.unparse(node.annotation):
+                names.add(node.arg)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if "Workspace" in ast.unparse(node.annotation) or opened(node.value):
+                names.add(node.target.id)
+        elif isinstance(node, ast.Assign) and opened(node.value):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif (
+            isinstance(node, ast.withitem)
+            and opened(node.context_expr)
+            and isinstance(node.optional_vars, ast.Name)
+        ):
+            names.add(node.optional_vars.id)
+    return names
+
+
+def _holds_workspace(node: ast.AST, names: set[str]) -> bool:
+    """Whether an expression is a workspace: a name known to hold one, or one named like one."""
+    if isinstance(node, ast.Name):
+        return node.id in names or bool(_WORKSPACE_NAME.search(node.id))
+    if isinstance(node, ast.Attribute):
+        return bool(_WORKSPACE_NAME.search(node.attr))
+    return False
+
+
+def connection_uses(path: Path, root: Path = REPO) -> list[str]:
+    """Where a module reaches a workspace's raw connection (`ws.db`, `getattr(ws, "db")`, …), as
+    `file:line: code` in line order: everything but core/workspace/ asks the workspace's methods instead."""
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    names = _workspace_names(tree)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        reached: ast.AST | None = None
+        if isinstance(node, ast.Attribute) and node.attr in _CONNECTION_ATTRS:
+            reached = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in _CONNECTION_ATTRS
+        ):
+            reached = node.args[0]
+        if reached is not None and _holds_workspace(reached, names):
+            code = ast.get_source_segment(source, node) or ast.unparse(node)
+            found.append((node.lineno, f"{path.relative_to(root)}:{node.lineno}: {code}"))
+    return [hit for _, hit in sorted(found)]
+
+
+def test_only_the_workspace_touches_its_connection() -> None:
+    """Every other room reads and writes the workspace through its methods (docs/workspace.md, "Its
+    methods"), so transactions, undo logs and the reading-only guarantee stay in one place."""
+    modules = [
+        p
+        for root in ("core", "tui")
+        for p in sorted((REPO / root).rglob("*.py"))
+        if not p.is_relative_to(WORKSPACE_ROOM)
+    ]
+    found = [hit for p in modules for hit in connection_uses(p)]
+    assert not found, "use (or add) a Workspace method instead of its connection:\n  " + "\n  ".join(found)
+
+
+def test_the_connection_check_sees_each_way_in(tmp_path: Path) -> None:
+    """The scan above finds the usual ways to the connection, and not another object's `db`."""
+    sample = tmp_path / "probe.py"
+    sample.write_text(
+        "def f(ws, store: Workspace, enc):\n"
+        "    ws.db.execute('SELECT 1')\n"
+        "    store.db.commit()\n"
+        "    getattr(ws, 'db')\n"
+        "    self.app.workspace.db.execute('x')\n"
+        "    enc.db.table('t')\n"  # a solver's database, not a workspace
+        "    with Workspace.open(p) as opened:\n"
+        "        opened.db.executemany('x', [])\n",
+        encoding="utf-8",
+    )
+    hits = [h.split(":")[1] for h in connection_uses(sample, tmp_path)]
+    assert hits == ["2", "3", "4", "5", "8"]

@@ -128,3 +128,27 @@ def test_first_columns_then_the_rest_equal_a_full_read(tmp_path: Path) -> None:
         other = load_frame(ws, ["a"], columns=facets.columns_read())
         assert with_rest(other, load_rest(ws, load_frame(ws, ["b"], columns=facets.columns_read()))) is None
         assert with_rest(full, load_rest(ws, full)) is None  # nothing to add
+
+
+def test_reading_the_frame_writes_nothing_even_to_a_workspace_open_for_writing(tmp_path: Path) -> None:
+    """Loading (first columns, then the rest) makes no view and leaves an outdated one as it is: only what
+    evaluates makes the `evaluations` view current (`views.ensure_views`)."""
+    from sqltriage.core.reporting import facets
+    from sqltriage.core.reporting.report import load_rest
+    from sqltriage.core.reporting.views import ensure_views, evaluations_sql
+
+    def views(path: Path) -> dict[str, str]:
+        with sqlite3.connect(path) as conn:
+            return dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'view'").fetchall())
+
+    path = tmp_path / "w.sqltriage.db"
+    with _filled(path) as ws:
+        load_rest(ws, load_frame(ws, columns=facets.columns_read()))
+        assert views(path) == {}
+        ws.replace_view("evaluations", "CREATE VIEW evaluations AS SELECT 1 AS old")
+        load_frame(ws)
+        assert views(path) == {"evaluations": "CREATE VIEW evaluations AS SELECT 1 AS old"}
+        ensure_views(ws)
+        assert views(path) == {"evaluations": evaluations_sql()}
+    with Workspace.open_for_reading(path) as ws:  # reading only: it loads, and nothing may be written
+        assert load_frame(ws).height == 30

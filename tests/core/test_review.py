@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -91,3 +92,68 @@ def test_a_tag_outside_its_category_counts_and_a_contradiction_keeps_raw_ex(
         triage.add_tag(ws, [(3, "m")], FP)  # the review contradicts itself: raw EX stays
     rows = exported(ws_path, tmp_path / "c.csv", capsys)
     assert (rows["1"], rows["3"]) == ("1", "0")
+
+
+def test_a_review_tag_is_recognised_tag_by_tag_never_inside_another_tags_name(
+    small_spider: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Free tags whose names hold ", " and a review tag's name are not review tags: the export, `eval`,
+    the `evaluations` view and a frame patched after the change all say so, from one definition
+    (core/verdicts/review.py). Matching the row's tags joined by ", " (the frame's old regex) took them
+    for review tags, while the view's old per-tag SQL did not."""
+    from sqltriage.core.reporting import patches
+    from sqltriage.core.reporting.report import load_frame
+    from sqltriage.core.verdicts.review import REVIEW_COLUMN
+
+    folder, model = small_spider
+    ws_path = tmp_path / "w.db"
+    eval_json(folder, model, ws_path, capsys)
+    tricky = {
+        0: "EX false positive, if the order matters",  # passes: a note on a passing row, not a verdict
+        1: "not sure, EX false negative (equivalent query)",  # fails: a doubt, not a verdict
+    }
+    with Workspace.open(ws_path) as ws:
+        for idx, tag in tricky.items():
+            triage.add_tag(ws, [(idx, "m")], tag)
+        triage.add_tag(ws, [(2, "m")], "Doubts, second pass: EX false positive")  # a category with a comma
+        triage.add_tag(ws, [(3, "m")], FN)
+    old_regex = r"(?i)(?:^|, )(?:[^,]*?: )?{}(?:,|$)"  # the frame's old test over the joined tags
+    for idx, tag in tricky.items():
+        name = "EX false positive" if idx == 0 else "EX false negative (equivalent query)"
+        assert re.search(old_regex.format(re.escape(name)), tag)  # the old definitions disagreed here
+
+    rows = exported(ws_path, tmp_path / "d.csv", capsys)
+    assert [rows[str(i)] for i in range(4)] == ["1", "0", "0", "1"]  # 0 and 1 keep their raw EX
+    with sqlite3.connect(ws_path) as conn:
+        view = {
+            str(i): "" if v is None else str(v)
+            for i, v in conn.execute("SELECT [index], ex_reviewed FROM evaluations")
+        }
+    assert view == rows
+    figures = eval_json(folder, model, ws_path, capsys)
+    assert (figures["ex_reviewed"], figures["ex_reviewed_n"], figures["reviewed"]) == (0.5, 8, 2)
+
+    with Workspace.open_for_reading(ws_path) as ws:  # the app's path: a frame patched after a tag change
+        frame = load_frame(ws)
+        stored = patches.rows_as_stored(ws, [(i, "m") for i in range(4)])
+    marks = dict(zip(frame.get_column("index"), frame.get_column(REVIEW_COLUMN).fill_null(0), strict=True))
+    assert [marks[i] for i in range(4)] == [0, 0, 2, 1] == [stored[(i, "m")][-1] for i in range(4)]
+
+
+def test_the_views_sql_and_the_frames_columns_combine_marks_alike() -> None:
+    """`ex_reviewed` and `reviewed` from every combination of marks and EX: the SQL the view runs and the
+    polars the frame runs give the same."""
+    import polars as pl
+
+    from sqltriage.core.verdicts.review import REVIEW_COLUMN, reviewed_columns, reviewed_sql
+
+    cases = [(marks, ex) for marks in (None, *range(8)) for ex in (None, 0, 1)]
+    frame = reviewed_columns(
+        pl.DataFrame(cases, schema={REVIEW_COLUMN: pl.Int64, "ex": pl.Int64}, orient="row")
+    )
+    sql = reviewed_sql("coalesce(m, 0)", "ex")
+    with sqlite3.connect(":memory:") as conn:
+        conn.execute("CREATE TABLE t (m INTEGER, ex INTEGER)")
+        conn.executemany("INSERT INTO t VALUES (?, ?)", cases)
+        got = conn.execute(f"SELECT {sql['ex_reviewed']}, {sql['reviewed']} FROM t ORDER BY rowid").fetchall()
+    assert got == list(zip(frame["ex_reviewed"], frame["reviewed"], strict=True))

@@ -155,7 +155,9 @@ def _run(args: argparse.Namespace) -> int:
             summary = evaluate(inputs.dataset, inputs.predictions, ws, options, progress=progress)
         # polars only now: importing it starts native threads, and the pool is forked only without threads
         from sqltriage.core.reporting.report import full_report, load_frame
+        from sqltriage.core.reporting.views import ensure_views
 
+        ensure_views(ws)  # the `evaluations` view for the sqlite3 / sqlite-utils command line
         names = [p.name for p in inputs.predictions]
         frame = load_frame(ws, names)
         report = full_report(frame)

@@ -51,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"evaluating into {workspace} (what is stored already is reused)…", file=sys.stderr)
         with Workspace.open(workspace) as ws:
             summary = evaluate(inputs.dataset, inputs.predictions, ws, options_from(args))
+            from sqltriage.core.reporting.views import ensure_views
+
+            ensure_views(ws)  # the `evaluations` view, as `sqltriage eval` leaves it
         print(f"  {summary.computed} pairs evaluated", file=sys.stderr)
     import os
 

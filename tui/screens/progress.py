@@ -100,6 +100,9 @@ class ProgressScreen(Screen):
                     progress=lambda s, d, t: self.post_message(EvalProgress(s, d, t)),
                     cancel=self.cancel_event,
                 )
+                from sqltriage.core.reporting.views import ensure_views
+
+                ensure_views(ws)  # as `sqltriage eval` leaves it (a workspace only read is left as it is)
                 if summary.cancelled:
                     note = f"evaluation cancelled: {summary.computed} pairs done, the rest next time"
                 elif summary.computed:

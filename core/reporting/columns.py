@@ -1,0 +1,73 @@
+"""The export's columns, in the export's order: shared by the frame (report.py) and the `evaluations`
+view (views.py), which import this module and not each other.
+
+`EXPORT_COLUMNS` is the export contract (README, "Usage"); `EXTRA_COLUMNS` follow them, to help a reader.
+"""
+
+from __future__ import annotations
+
+EXPORT_COLUMNS = (
+    "index",
+    "example_id",
+    "db_id",
+    "question",
+    "gold_sql",
+    "model",
+    "pred_sql",
+    "va",
+    "ex",
+    "ex_spider",
+    "ex_bird",
+    "ex_archer",
+    "ex_official",
+    "ex_reviewed",
+    "em",
+    "em_spider",
+    "sm",
+    "om",
+    "vm",
+    "pm",
+    "ex_ts",
+    "ex_ts_bird",
+    "ex_ts_archer",
+    "ts_databases",
+    "ts_witness",
+    "ts_witness_rows",
+    "equivalence",
+    "equivalence_bound",
+    "equivalence_note",
+    "gold_suspect",
+    "tie_sensitive",
+    "gold_match",
+    "structural",
+    "operators",
+    "hardness",
+    "reasoning",
+    "error",
+    "tags",
+    "tags_by",
+    "note",
+    "suggested",
+)
+EXTRA_COLUMNS = (
+    "adjudicated_by",  # who set the row's final tags (docs/workspace.md, "Team triage"), else empty
+    "sm_authors",
+    "om_authors",
+    "vm_authors",
+    "pm_authors",
+    "authors_note",
+    "official_quirk",
+    "gold_suspect_detail",
+    "error_kind",
+    "parse_ok",
+    "pred_structural",
+    "pred_operators",
+    "difficulty",
+    "evidence",
+    "commonsense",
+    "reasoning_inferred",
+    "db_missing",
+    "gold_error",
+    "gold_error_kind",
+    "suggested_why",
+)

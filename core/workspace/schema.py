@@ -1,0 +1,128 @@
+"""The workspace's tables and their columns: what every workspace file holds, and what an older one lacks.
+
+store.py creates them (and adds the columns a file from an older version lacks); reading.py stands in for
+the missing ones on a connection that only reads. Documented table by table in docs/workspace.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqltriage.core.workspace import annotators
+
+EXAMPLE_COLUMNS: dict[str, type] = {
+    "idx": int,
+    "example_id": str,
+    "db_id": str,
+    "question": str,
+    "gold_sql": str,
+    "evidence": str,
+    "difficulty": str,
+    "reasoning": str,
+    "reasoning_inferred": int,
+    "external_knowledge": int,
+    "commonsense": str,
+    "db_missing": int,
+    "gold_done": int,
+    "structural": str,
+    "operators": str,
+    "hardness": str,
+    "n_operators": int,
+    "n_tables": int,
+    "n_columns": int,
+    "n_values": int,
+    "nesting_depth": int,
+    "sql_length": int,
+    "gold_error": str,
+    "gold_error_kind": str,
+    "gold_elapsed": float,
+    "gold_rows": int,
+    "gold_suspect": str,  # why the gold is doubtful (gold_audit.REASONS labels, "; "-joined), else NULL
+    "gold_suspect_detail": str,  # the same in sentences, with the tie at its LIMIT when there is one
+    "q_words": int,
+    "q_tree_depth": int,
+    "q_lexical_density": float,
+    "q_rarity": float,
+    "q_flesch": float,
+    "q_schema_linkage": float,
+}
+
+RESULT_COLUMNS: dict[str, type] = {
+    "model": str,
+    "idx": int,
+    "pred_sql": str,
+    "va": int,
+    "ex": int,
+    "ex_spider": int,
+    "ex_bird": int,
+    "ex_archer": int,
+    "ex_official": int,  # the official Spider evaluator's verdict, quirk for quirk
+    "official_quirk": str,  # what makes ex_official differ from ex_spider on this row
+    "tie_sensitive": int,  # 1: differs from gold only by which rows tied at gold's LIMIT it kept
+    "gold_match": str,  # which gold `ex` matched: "gold", "alternative N" (dataset) or "accepted N" (app)
+    "em": int,
+    "em_spider": int,
+    "sm": float,
+    "om": float,
+    "vm": float,
+    "pm": float,
+    "sm_authors": float,  # partial match as the paper's published code computes it (None where it raises)
+    "om_authors": float,
+    "vm_authors": float,
+    "pm_authors": float,
+    "authors_note": str,  # why the *_authors columns are empty ("their code would raise: …")
+    "pred_structural": str,
+    "pred_operators": str,
+    "parse_ok": int,
+    "error": str,
+    "error_kind": str,
+    "pred_elapsed": float,
+    "truncated": int,
+    "ex_ts": int,  # ex_spider on every neighbour database (docs/testsuite.md)
+    "ex_ts_bird": int,  # ex_bird on the same neighbours
+    "ex_ts_archer": int,  # ex_archer on the same neighbours
+    "ts_databases": int,
+    "ts_witness": str,  # the minimal witness of a refuted ex_ts (a small SQLite file), or "original"
+    "ts_witness_rows": int,  # rows in all the witness's tables
+    "equivalence": str,  # verified | refuted | unknown: bounded equivalence of an EX pass (docs/verification.md)
+    "equivalence_bound": int,  # rows per table up to which it was checked
+    "equivalence_note": str,  # why unknown: the construct outside the fragment, "timeout", …
+    "suggested": str,  # suggested causes in rank order, "; "-separated
+    "suggested_why": str,  # the same as JSON: [{tag, confidence, reason}]
+}
+
+SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}
+
+
+def _columns_sql(columns: Mapping[str, type]) -> str:
+    return ", ".join(f"[{name}] {SQL_TYPES[t]}" for name, t in columns.items())
+
+
+TABLES: dict[str, str] = {  # name → column definitions: the tables every workspace has
+    "meta": "key TEXT PRIMARY KEY, value TEXT",
+    "examples": f"{_columns_sql(EXAMPLE_COLUMNS)}, PRIMARY KEY (idx)",
+    "models": "name TEXT PRIMARY KEY, path TEXT, format TEXT, sha256 TEXT, result_key TEXT, position INTEGER, "
+    "added REAL",
+    "results": f"{_columns_sql(RESULT_COLUMNS)}, PRIMARY KEY (model, idx)",
+    "tags": "idx INTEGER, model TEXT, tag TEXT, created REAL, PRIMARY KEY (idx, model, tag)",  # final tags
+    "notes": "idx INTEGER, model TEXT, note TEXT, updated REAL, annotator TEXT, PRIMARY KEY (idx, model)",
+    "tag_log": "seq INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT, idx INTEGER, model TEXT, tag TEXT, "
+    "created REAL, annotator TEXT",
+    "note_log": "seq INTEGER PRIMARY KEY AUTOINCREMENT, idx INTEGER, model TEXT, before TEXT, after TEXT, "
+    "created REAL, annotator TEXT",
+    "undo_log": "undone TEXT PRIMARY KEY, undone_by TEXT, created REAL",
+    **annotators.TABLES,
+}
+LOGGED_COLUMNS = {table: {"annotator": "TEXT"} for table in annotators.LOGGED}
+SCHEMA = (
+    "".join(f"CREATE TABLE IF NOT EXISTS {name} ({columns});\n" for name, columns in TABLES.items())
+    + "CREATE INDEX IF NOT EXISTS results_idx ON results (idx);\n"
+    + "CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);\n"
+)
+
+# the columns a reading connection adds as NULL where an older file lacks them (reading.stand_in_for_missing)
+STAND_IN_COLUMNS = {
+    "examples": {name: SQL_TYPES[kind] for name, kind in EXAMPLE_COLUMNS.items()},
+    "results": {name: SQL_TYPES[kind] for name, kind in RESULT_COLUMNS.items()},
+    **LOGGED_COLUMNS,
+}
