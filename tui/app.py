@@ -7,9 +7,7 @@ screen. Bindings carry ids so a keymap ({id: keys}) can remap any of them.
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -27,9 +25,10 @@ from sqltriage.tui.opening import Preload
 from sqltriage.tui.screens.first import FirstScreen
 from sqltriage.tui.screens.help import HelpScreen
 from sqltriage.tui.screens.progress import Loaded, ProgressScreen
+from sqltriage.tui.write_turns import WriteTurns
 
 if TYPE_CHECKING:  # the browse screen imports polars: it comes once the first screen is drawn
-    from sqltriage.tui.screens.browse import BrowseScreen
+    from sqltriage.tui.screens.browse.session import BrowseSession
 
 HELD_THROUGH = frozenset({"ctrl+q", "ctrl+c"})  # keys that act at once even while others wait (`on_event`)
 
@@ -59,12 +58,16 @@ class ScreenActions(Provider):
                     (
                         f"Filter outcome: {name}",
                         "toggle this outcome value",
-                        partial(_toggle, screen, "outcome", name),
+                        partial(screen.toggle_facet, "outcome", name),
                     )
                 )
             for model in screen.models:
                 out.append(
-                    (f"Filter model: {model}", "toggle this model", partial(_toggle, screen, "model", model))
+                    (
+                        f"Filter model: {model}",
+                        "toggle this model",
+                        partial(screen.toggle_facet, "model", model),
+                    )
                 )
             if screen.current is not None:  # the highlighted example's accepted alternative golds
                 index = screen.current[0]
@@ -88,36 +91,6 @@ class ScreenActions(Provider):
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
-
-
-class WriteTurns:
-    """Workspace writes from worker threads, committed one at a time in the order the user made them."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._issued = 0
-        self._next = 0
-
-    def take(self) -> int:
-        with self._cond:
-            self._issued += 1
-            return self._issued - 1
-
-    @contextmanager
-    def turn(self, ticket: int) -> Iterator[None]:
-        with self._cond:
-            self._cond.wait_for(lambda: self._next == ticket)
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._next += 1
-                self._cond.notify_all()
-
-
-def _toggle(screen: BrowseScreen, facet: str, value: str) -> None:
-    screen.filters = screen.filters.toggled(facet, value)
-    screen.refilter()
 
 
 class SqlTriageApp(App[None]):
@@ -162,7 +135,8 @@ class SqlTriageApp(App[None]):
         self.load_error = ""
         self.write_turns = WriteTurns()
         self.blind = False  # others' tags on a row hidden until this annotator has tagged it (--blind)
-        self.adjudicate = False  # tag changes set the rows' final tags (--adjudicate)
+        self.adjudicate_at_start = False  # --adjudicate: the browse session starts with it
+        self.browse_session: BrowseSession | None = None  # what the browse screen uses of the app, once up
         self.idle_gc = IdleCollector()  # full garbage collections wait for a pause in the typing
         self._held: list[events.Event] | None = (
             None  # keys pressed while the first screen waits for its frame
@@ -233,7 +207,15 @@ class SqlTriageApp(App[None]):
                 None,
                 None,
             )
-        browse = BrowseScreen(frame, sources, message.models, ex_mode=self.ex_mode, index=index, cells=cells)
+        browse = BrowseScreen(
+            frame,
+            sources,
+            message.models,
+            session=self.open_browse_session(),
+            ex_mode=self.ex_mode,
+            index=index,
+            cells=cells,
+        )
         if isinstance(self.screen, (ProgressScreen, FirstScreen)):
             await self.switch_screen(browse)
         else:  # opened from a preload, without a progress screen
@@ -243,6 +225,32 @@ class SqlTriageApp(App[None]):
         if self._held is not None:
             browse.call_after_refresh(self._release_keys)
         self._say_on_opening(message.models, message.frame.height)
+
+    def open_browse_session(self) -> BrowseSession:
+        """What the browse screen uses of the app (kept: the app reads the adjudication toggle from it)."""
+        from sqltriage.tui.screens.browse.session import BrowseSession
+
+        self.browse_session = BrowseSession(
+            workspace=self.workspace,
+            taxonomy=self.taxonomy,
+            annotator=self.workspace.annotator,
+            dataset=self.dataset,
+            write_turns=self.write_turns,
+            blind=self.blind,
+            adjudicate=self.adjudicate_at_start,
+            features=getattr(self.options, "features", True),
+            pipeline=getattr(self.options, "pipeline", None),
+            config_file=self.config_file,
+            facet_sections=self.facet_sections,
+            idle_gc=self.idle_gc,
+        )
+        return self.browse_session
+
+    @property
+    def adjudicate(self) -> bool:
+        """Whether tag changes set the rows' final tags: the browse session's toggle (`J`) once it is up."""
+        session = self.browse_session
+        return session.adjudicate if session is not None else self.adjudicate_at_start
 
     def _say_on_opening(self, models: Sequence[str], rows: int) -> None:
         """The notes on opening (once): the open note, a read-only workspace, what is browsed or left out."""
@@ -426,5 +434,5 @@ def create_app(
     )
     if annotator:
         app.workspace.annotator = annotator
-    app.blind, app.adjudicate = blind, adjudicate
+    app.blind, app.adjudicate_at_start = blind, adjudicate
     return app

@@ -117,7 +117,7 @@ def _app_on_frame(workspace: Path, frame: pl.DataFrame) -> Any:
 
         def on_mount(self, event: Any) -> None:
             event.prevent_default()  # skip the progress screen: the frame is given
-            self.push_screen(BrowseScreen(prepared, sources, models))
+            self.push_screen(BrowseScreen(prepared, sources, models, session=self.open_browse_session()))
 
     return BenchApp(Workspace.open(workspace), inputs.dataset, (), EvalOptions())
 

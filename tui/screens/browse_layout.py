@@ -3,7 +3,9 @@ so that the swap moves nothing on the terminal. Imports no polars: the first scr
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import Input, Static
@@ -12,9 +14,10 @@ from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.facet_panel import FacetPanel
 
 
-def browse_layout(app: App, status: str, table: Widget) -> ComposeResult:
-    """Facets on the left; search, the status line ("n of N"), `table` (id "examples") and the detail pane."""
-    opened, closed = getattr(app, "facet_sections", ((), ()))
+def browse_layout(sections: tuple[Sequence[str], Sequence[str]], status: str, table: Widget) -> ComposeResult:
+    """Facets on the left, their `sections` (opened, closed) as remembered; search, the status line
+    ("n of N"), `table` (id "examples") and the detail pane."""
+    opened, closed = sections
     with Horizontal():
         with Vertical(id="sidebar"):
             yield Input(placeholder="/ filter facet values", id="facet-filter")

@@ -93,7 +93,8 @@ class FirstScreen(Screen):
 
     def compose(self) -> ComposeResult:
         table = FirstPageTable(self.page, id="examples")
-        yield from browse_layout(self.app, status_text(self.page.total, self.page.ex_mode), table)
+        sections = getattr(self.app, "facet_sections", ((), ()))
+        yield from browse_layout(sections, status_text(self.page.total, self.page.ex_mode), table)
 
     def on_mount(self) -> None:
         self.query_one(FirstPageTable).focus()

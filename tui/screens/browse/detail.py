@@ -66,6 +66,10 @@ class DetailMixin(BrowseState):
         if self.query_one(DetailPane).active == "tab-question":
             self._want_features()
 
+    def redraw_detail(self) -> None:
+        """Draw the detail tabs again from the row as it now is, the next time they are shown."""
+        self._detail_key = None
+
     def _sync_editor(self, row: dict[str, Any] | None = None) -> None:
         """Put the current row's prediction in the editor, unless it is already there (maybe edited)."""
         if self.current is None or self._editor_key == self.current or not self.complete:
@@ -88,7 +92,7 @@ class DetailMixin(BrowseState):
 
     def _alternatives_of(self, index: int) -> tuple[str, ...]:
         """The dataset's alternative golds of an example (those accepted in the app show as `gold_match`)."""
-        dataset = getattr(self.app, "dataset", None)
+        dataset = self.session.dataset
         if dataset is None or not 0 <= index < len(dataset.examples):
             return ()
         return tuple(dataset.examples[index].alternatives)
@@ -181,14 +185,15 @@ class DetailMixin(BrowseState):
         row = self._current_row()
         if self.features_status or row is None or row.get("q_words") is not None:
             return
-        app = self.app
-        if not getattr(getattr(app, "options", None), "features", True):
+        session = self.session
+        if not session.features:
             return
         self.features_status = "computing"
         self._detail_key = None  # the tab shows that they are being computed
-        ws = app.workspace  # type: ignore[attr-defined]
-        keep_in = None if ws.reading else ws.path  # browsing writes nothing: the user cache keeps them
-        self._features_worker(app.dataset, keep_in, app.options.pipeline)  # type: ignore[attr-defined]
+        ws = session.workspace
+        # browsing writes nothing: the user cache keeps them (as it does without a workspace)
+        keep_in = None if ws is None or ws.reading else ws.path
+        self._features_worker(session.dataset, keep_in, session.pipeline)
 
     @work(thread=True, group="features")
     def _features_worker(self, dataset: Any, workspace_path: Path | None, pipeline: str | None) -> None:

@@ -22,7 +22,7 @@ class ExportMixin(BrowseState):
     """`e`: the rows of the current filter, in their table order, to a file."""
 
     def default_export_name(self) -> str:
-        name = getattr(self.app, "dataset", None)
+        name = self.session.dataset
         base = re.sub(r"[^A-Za-z0-9]+", "-", getattr(name, "name", "") or "sqltriage").strip("-")
         what = "all" if not self.filters.active else re.sub(r"[^A-Za-z0-9]+", "-", self.filters.describe())
         return f"{base}-{what.strip('-')[:60]}.csv"

@@ -46,7 +46,24 @@ def apply_filters(
 
 
 class FilteringMixin(BrowseState):
-    """The filters and sort of the screen's state made into rows, counts and the status line."""
+    """The frame, and its filters and sort made into rows, counts and the status line."""
+
+    # --- the frame: written here only (triage patches it or reads it again, loading completes it) ---
+
+    def patch_frame(self, frame: pl.DataFrame) -> None:
+        """The same rows with some cells changed (tags, notes): the next filter run re-tags the index."""
+        self.frame = frame
+
+    def reread_frame(self, frame: pl.DataFrame) -> None:
+        """The frame read again (re-scored rows): every column may have changed, so index and cells go."""
+        self.frame, self.index, self.cells = frame, None, None
+
+    def complete_frame(self, frame: pl.DataFrame) -> None:
+        """The same rows with the columns the first screen did not need (`loading`)."""
+        self.frame, self._view = frame, None
+        if self.index is not None and self.index.height == frame.height:
+            self.index = self.index.retagged(frame)  # the same rows: codes, counts and sort keys stay
+            self._warm_worker(self.index)  # the searched texts, now that the predictions are here
 
     @property
     def view(self) -> pl.DataFrame:
@@ -144,10 +161,14 @@ class FilteringMixin(BrowseState):
     def status_text(self) -> str:
         return str(self.query_one("#status", Static).render())
 
+    def toggle_facet(self, facet: str, value: str) -> None:
+        """One facet value in or out of the filter (the sidebar, the palette)."""
+        self.filters = self.filters.toggled(facet, value)
+        self.refilter()
+
     @on(FacetPanel.Toggled)
     def _toggle(self, message: FacetPanel.Toggled) -> None:
-        self.filters = self.filters.toggled(message.facet, message.value)
-        self.refilter()
+        self.toggle_facet(message.facet, message.value)
 
     @on(FacetPanel.ClearFacet)
     def _clear_facet(self, message: FacetPanel.ClearFacet) -> None:
@@ -157,8 +178,8 @@ class FilteringMixin(BrowseState):
     @on(FacetPanel.SectionsChanged)
     def _remember_sections(self, message: FacetPanel.SectionsChanged) -> None:
         """Keep the sidebar's open/closed sections in the config, so the next launch looks the same."""
-        path = getattr(self.app, "config_file", None)
-        self.app.facet_sections = (tuple(message.opened), tuple(message.closed))  # type: ignore[attr-defined]
+        path = self.session.config_file
+        self.session.facet_sections = (tuple(message.opened), tuple(message.closed))
         if path is None:
             return
         from sqltriage.tui.config import save_facet_sections

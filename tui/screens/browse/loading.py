@@ -3,11 +3,13 @@
 The screen opens on the columns its table and sidebar show (`tui.opening.first_screen_columns`); the SQL texts,
 errors, partial-match detail and suggestions of every row are read in a worker once the rows are on
 screen (a second or so at 100k rows), and what needs them (the detail tabs, search, export, the
-summary, accepting a prediction as gold) waits for them through `BrowseState.wait_for_rest`.
+summary, accepting a prediction as gold) waits for them through `wait_for_rest`. The frame itself is
+filtering's: the columns read are handed to it (`complete_frame`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -20,9 +22,24 @@ from sqltriage.tui.screens.browse.state import BrowseState
 class LoadingMixin(BrowseState):
     """Completes a frame opened on its first columns, then runs what waited for it."""
 
+    def wait_for_rest(self, action: Callable[[], object]) -> bool:
+        """True when the frame still lacks columns: `action` then runs once they are read (once, however
+        often it was asked for), and the caller stops there. False when it can go on now."""
+        if self.complete:
+            return False
+        if action not in self._waiting:
+            self._waiting.append(action)
+        return True
+
+    def _run_waiting(self) -> None:
+        """Run what waited for the frame's every column, in the order it was asked for."""
+        waiting, self._waiting = self._waiting, []
+        for action in waiting:
+            action()
+
     def _load_rest(self) -> None:
         """Read the columns the frame lacks, in a worker (nothing to do for a full frame)."""
-        ws = getattr(self.app, "workspace", None)
+        ws = self.session.workspace
         if self.complete or self._rest_loading or ws is None:
             return
         self._rest_loading = True
@@ -52,8 +69,5 @@ class LoadingMixin(BrowseState):
         if merged is None:  # the frame was read again meanwhile (a gold change): whole, or read again
             self._load_rest()
             return
-        self.frame, self._view = merged, None
-        if self.index is not None and self.index.height == merged.height:
-            self.index = self.index.retagged(merged)  # the same rows: codes, counts and sort keys stay
-            self._warm_worker(self.index)  # the searched texts, now that the predictions are here
+        self.complete_frame(merged)
         self._run_waiting()

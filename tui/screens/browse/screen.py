@@ -40,7 +40,7 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin, Loadin
     # --- widgets, start and stop ------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield from browse_layout(self.app, "", ExamplesTable(id="examples"))
+        yield from browse_layout(self.session.facet_sections, "", ExamplesTable(id="examples"))
         # the Footer is mounted after the first paint (`_show_footer`)
 
     async def _show_footer(self) -> None:
@@ -54,16 +54,13 @@ class BrowseScreen(FilteringMixin, DetailMixin, TriageMixin, ExportMixin, Loadin
 
     def on_mount(self) -> None:
         self.query_one(ExamplesTable).focus()
-        if (ws := getattr(self.app, "workspace", None)) is not None:
-            from sqltriage.core.workspace.accepted import accepted
-
-            self.accepted_golds = accepted(ws)
+        self.read_accepted_golds()
         self.show_first_rows()
-        if (collector := getattr(self.app, "idle_gc", None)) is not None:
+        if (collector := self.session.idle_gc) is not None:
             collector.start(self)
 
     def on_unmount(self) -> None:
-        if (collector := getattr(self.app, "idle_gc", None)) is not None:
+        if (collector := self.session.idle_gc) is not None:
             collector.stop(self)
 
     # --- the table's messages: to the detail pane -------------------------------------------------

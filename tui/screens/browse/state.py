@@ -22,6 +22,7 @@ from textual.screen import Screen
 from sqltriage.core.model import Schema
 from sqltriage.core.reporting import facets
 from sqltriage.core.reporting.report import missing_columns
+from sqltriage.tui.screens.browse.session import BrowseSession
 
 if TYPE_CHECKING:  # the suggestion engine loads sqlglot: only when a row is analysed
     from sqltriage.core.suggest import Suggestion
@@ -59,10 +60,51 @@ class Sources:
     max_rows: int
 
 
+OWNERS: dict[str, str] = {  # each field of `BrowseState`, and the one module that writes it after `__init__`
+    # state: given to the constructor, never changed
+    "session": "state",
+    "ex_mode": "state",
+    "sources": "state",
+    "models": "state",
+    # filtering: the frame and the rows shown of it (triage and loading hand it a new frame)
+    "frame": "filtering",
+    "filters": "filtering",
+    "sort_column": "filtering",
+    "sort_descending": "filtering",
+    "index": "filtering",
+    "cells": "filtering",
+    "_opened": "filtering",
+    "rows": "filtering",
+    "_view": "filtering",
+    "generation": "filtering",
+    "_filtering": "filtering",
+    "_pending_cursor": "filtering",
+    # detail: the highlighted row and what its tabs show (triage asks it to draw them again)
+    "current": "detail",
+    "resolve_aliases": "detail",
+    "suggestions": "detail",
+    "_live_key": "detail",
+    "_detail_key": "detail",
+    "_editor_key": "detail",
+    "_placeholder": "detail",
+    "last_outcomes": "detail",
+    "question_features": "detail",
+    "features_status": "detail",
+    # triage: what was saved, and the accepted alternative golds (read on mount, after each gold change)
+    "saved_log": "triage",
+    "accepted_golds": "triage",
+    # loading: the rest of the frame being read, and what waits for it
+    "_waiting": "loading",
+    "_rest_loading": "loading",
+}
+
+
 class BrowseState(Screen):
     """The browse screen's state, and the lookups between keys, table rows and the frame's rows.
 
     Only state here: what the screen does with it is in the mixins (their handlers alone touch widgets).
+    Each field is written by one module only, its owner in `OWNERS` (the sections below); the others
+    read it or call a method of its owner.
     """
 
     def __init__(
@@ -71,19 +113,21 @@ class BrowseState(Screen):
         sources: Sources,
         models: list[str],
         *,
+        session: BrowseSession,
         ex_mode: str = "spider",
         index: facets.FacetIndex | None = None,
         cells: pa.Table | None = None,
     ) -> None:
-        """`index` and `cells`: the facet index and table cells of `frame` if already made (`tui.opening`)."""
+        """`session`: what the screen uses of the app; `index` and `cells`: the facet index and table cells
+        of `frame` if already made (`tui.opening`)."""
         super().__init__()
+        # --- state: given, never changed ---
+        self.session = session
         self.ex_mode = ex_mode
-        self.resolve_aliases = True
-        self.suggestions: dict[RowKey, list[Suggestion]] = {}
-        self.saved_log: list[str] = []  # every change shown as saved, in order (what the user was told)
-        self.frame = frame  # prepared (core.facets.prepare), every (example, model)
         self.sources = sources
         self.models = models
+        # --- filtering: the frame and the rows shown of it ---
+        self.frame = frame  # prepared (core.facets.prepare), every (example, model)
         self.filters = facets.Filters()
         self.sort_column: str | None = None
         self.sort_descending = False
@@ -95,8 +139,11 @@ class BrowseState(Screen):
         self._view: tuple[np.ndarray, pl.DataFrame] | None = None
         self.generation = 0
         self._filtering = False  # a filter worker is running: the next request waits for it
-        self.current: RowKey | None = None
         self._pending_cursor: RowKey | None = None
+        # --- detail: the highlighted row and its tabs ---
+        self.current: RowKey | None = None
+        self.resolve_aliases = True
+        self.suggestions: dict[RowKey, list[Suggestion]] = {}
         self._live_key: RowKey | None = None
         self._detail_key: RowKey | None = None
         self._editor_key: RowKey | None = None
@@ -105,9 +152,12 @@ class BrowseState(Screen):
         # question features computed while the app runs (the workspace had none): index -> q_* values
         self.question_features: dict[int, dict[str, Any]] = {}
         self.features_status = ""  # "" (not asked), "computing", "computed"/"cached", "unavailable: ..."
+        # --- triage: what was saved, the accepted golds ---
+        self.saved_log: list[str] = []  # every change shown as saved, in order (what the user was told)
         self.accepted_golds: Mapping[
             int, tuple[str, ...]
         ] = {}  # alternatives accepted in the app, by example
+        # --- loading: the rest of the frame ---
         self._waiting: list[Callable[[], object]] = []  # what needs the columns still being read
         self._rest_loading = False  # a worker is reading the columns the frame lacks
 
@@ -115,21 +165,6 @@ class BrowseState(Screen):
     def complete(self) -> bool:
         """Whether the frame has every stored column (else the rest is being read: `loading`)."""
         return not missing_columns(self.frame)
-
-    def wait_for_rest(self, action: Callable[[], object]) -> bool:
-        """True when the frame still lacks columns: `action` then runs once they are read (once, however
-        often it was asked for), and the caller stops there. False when it can go on now."""
-        if self.complete:
-            return False
-        if action not in self._waiting:
-            self._waiting.append(action)
-        return True
-
-    def _run_waiting(self) -> None:
-        """Run what waited for the frame's every column, in the order it was asked for."""
-        waiting, self._waiting = self._waiting, []
-        for action in waiting:
-            action()
 
     def _row_of(self, key: RowKey | None) -> int | None:
         """The table row showing `key`, or None when the filter hides it."""
@@ -152,10 +187,16 @@ class BrowseState(Screen):
 
         async def _show_footer(self) -> None: ...  # screen
         def _load_rest(self) -> None: ...  # loading
+        def wait_for_rest(self, action: Callable[[], object]) -> bool: ...  # loading
+        def _run_waiting(self) -> None: ...  # loading
+        def patch_frame(self, frame: pl.DataFrame) -> None: ...  # filtering
+        def reread_frame(self, frame: pl.DataFrame) -> None: ...  # filtering
+        def complete_frame(self, frame: pl.DataFrame) -> None: ...  # filtering
         def _warm_worker(self, index: facets.FacetIndex) -> Any: ...  # filtering
         @property
         def view(self) -> pl.DataFrame: ...  # filtering
         def refilter(self, keep: RowKey | None = None) -> None: ...  # filtering
         def _row_changed(self, *, first_paint: bool = False) -> None: ...  # detail
+        def redraw_detail(self) -> None: ...  # detail
         def accepted_labelled(self, index: int) -> list[tuple[str, str]]: ...  # detail
         def _show_triage(self, row: dict[str, Any] | None = None) -> None: ...  # triage

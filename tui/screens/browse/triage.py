@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 from textual import work
@@ -21,6 +21,9 @@ from sqltriage.tui.screens.browse.messages import GoldsChanged, Saved, UndoFound
 from sqltriage.tui.screens.browse.state import BrowseState, RowKey
 from sqltriage.tui.screens.modals import Confirm, NoteEditor, TagPicker
 from sqltriage.tui.widgets.detail_pane import DetailPane
+
+if TYPE_CHECKING:
+    from sqltriage.core.model import Dataset
 
 CHANGING_ACTIONS = frozenset(
     {
@@ -43,7 +46,15 @@ class TriageMixin(BrowseState):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """A workspace that cannot be written (no permission, a read-only mount) is browsed only."""
-        return action not in CHANGING_ACTIONS or self.app.workspace.writable  # type: ignore[attr-defined]
+        ws = self.session.workspace
+        return action not in CHANGING_ACTIONS or (ws is not None and ws.writable)
+
+    def read_accepted_golds(self) -> None:
+        """The alternative golds accepted in the app so far, from the workspace (when the screen opens)."""
+        if (ws := self.session.workspace) is not None:
+            from sqltriage.core.workspace.accepted import accepted
+
+            self.accepted_golds = accepted(ws)
 
     def _triage_row(self) -> dict[str, Any] | None:
         """The current row as the full frame has it: triage changes land there first."""
@@ -88,7 +99,7 @@ class TriageMixin(BrowseState):
 
     def _own_tags(self, row: dict[str, Any]) -> list[str]:
         """The tags this annotator gave the row (its `tags_by` pairs under their name)."""
-        me = f"{self.app.workspace.annotator}: "  # type: ignore[attr-defined]
+        me = f"{self.session.annotator}: "
         return [p[len(me) :] for p in (row.get("tags_by") or "").split("; ") if p.startswith(me)]
 
     def action_tag(self) -> None:
@@ -98,7 +109,7 @@ class TriageMixin(BrowseState):
         key = (row["index"], row["model"])
         have = set(self._row_tags(row))
         picker = TagPicker(
-            self.app.taxonomy,  # type: ignore[attr-defined]
+            self.session.taxonomy,
             title=f"tag #{key[0]} · {key[1]}",
             suggestions=[s for s in self.suggestions.get(key, []) if s.tag not in have],
             used=self._used_tags(),
@@ -116,7 +127,7 @@ class TriageMixin(BrowseState):
             self.notify("no row matches the filter: nothing to tag", severity="warning")
             return
         picker = TagPicker(
-            self.app.taxonomy,  # type: ignore[attr-defined]
+            self.session.taxonomy,
             title=f"tag all {len(pairs):,} rows of the filter ({self.filters.describe()})",
             used=self._used_tags(),
         )
@@ -165,14 +176,14 @@ class TriageMixin(BrowseState):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self._gold_worker(self.app.write_turns.take(), partial(self._accept, index, sql, model))  # type: ignore[attr-defined]
+                self._gold_worker(self.session.write_turns.take(), partial(self._accept, index, sql, model))
 
         self.app.push_screen(Confirm(question), confirmed)
 
     def _accept(self, index: int, sql: str, model: str, ws: Any) -> str:
         from sqltriage.core.triage.accepted_gold import accept
 
-        done = accept(ws, self.app.dataset, index, sql, model=model, **self._limits())  # type: ignore[attr-defined]
+        done = accept(ws, self._dataset(), index, sql, model=model, **self._limits())
         rows = len({m for m, _ in done.changed})
         return f"saved: alternative gold of #{index} accepted from model {model}; {rows} model row(s) now pass EX"
 
@@ -193,7 +204,7 @@ class TriageMixin(BrowseState):
                 self.confirm_withdraw(index, by_text[text])
 
         picker = TagPicker(
-            self.app.taxonomy,  # type: ignore[attr-defined]
+            self.session.taxonomy,
             title=f"withdraw an accepted alternative gold of #{index}",
             only=list(by_text),
         )
@@ -208,16 +219,22 @@ class TriageMixin(BrowseState):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self._gold_worker(self.app.write_turns.take(), partial(self._withdraw, index, sql))  # type: ignore[attr-defined]
+                self._gold_worker(self.session.write_turns.take(), partial(self._withdraw, index, sql))
 
         self.app.push_screen(Confirm(question), confirmed)
 
     def _withdraw(self, index: int, sql: str, ws: Any) -> str:
         from sqltriage.core.triage.accepted_gold import withdraw
 
-        done = withdraw(ws, self.app.dataset, index, sql, **self._limits())  # type: ignore[attr-defined]
+        done = withdraw(ws, self._dataset(), index, sql, **self._limits())
         rows = len({m for m, _ in done.changed})
         return f"saved: {done.describe()}; {rows} model row(s) re-scored"
+
+    def _dataset(self) -> Dataset:
+        """The dataset rows are re-scored against (in a worker: an error is shown as "not saved")."""
+        if self.session.dataset is None:
+            raise ValueError("no dataset is loaded: rows cannot be re-scored")
+        return self.session.dataset
 
     def _limits(self) -> dict[str, Any]:
         return {"timeout": self.sources.timeout, "max_rows": self.sources.max_rows}
@@ -228,13 +245,13 @@ class TriageMixin(BrowseState):
         from sqltriage.core.reporting.report import load_frame
         from sqltriage.core.workspace.accepted import accepted
 
-        app = self.app
-        ws = app.workspace  # type: ignore[attr-defined]
-        with app.write_turns.turn(turn):  # type: ignore[attr-defined]
+        session = self.session
+        ws = session.workspace
+        with session.write_turns.turn(turn):
             try:
                 text = change(ws)
                 frame = facets.prepare(facets.use_ex_mode(load_frame(ws, self.models or None), self.ex_mode))
-                if app.blind:  # type: ignore[attr-defined]
+                if session.blind:
                     from sqltriage.tui.blind import blinded, hidden_rows
 
                     frame = blinded(frame, hidden_rows(ws, ws.annotator))
@@ -248,9 +265,9 @@ class TriageMixin(BrowseState):
         if message.frame is None:
             self.notify(f"not saved: {message.error}", severity="error", timeout=10)
             return
-        self.frame, self.index, self.cells = message.frame, None, None  # every column may have changed
+        self.reread_frame(message.frame)  # every column may have changed
         self.accepted_golds = message.accepted
-        self._detail_key = None  # the detail tabs are drawn again from the re-scored row
+        self.redraw_detail()  # the detail tabs are drawn again from the re-scored row
         self.saved_log.append(message.text)
         self.notify(message.text)
         self.refilter()
@@ -261,7 +278,7 @@ class TriageMixin(BrowseState):
         if row is None:
             return
         key = (row["index"], row["model"])
-        tags = self._row_tags(row) if self.app.adjudicate else self._own_tags(row)  # type: ignore[attr-defined]
+        tags = self._row_tags(row) if self.session.adjudicate else self._own_tags(row)
         if not tags:
             self.notify(
                 "this row has no tag of yours to remove" if self._row_tags(row) else "this row has no tag"
@@ -272,7 +289,7 @@ class TriageMixin(BrowseState):
             if tag:
                 self.save("untag", [key], tag)
 
-        picker = TagPicker(self.app.taxonomy, title=f"remove a tag from #{key[0]} · {key[1]}", only=tags)  # type: ignore[attr-defined]
+        picker = TagPicker(self.session.taxonomy, title=f"remove a tag from #{key[0]} · {key[1]}", only=tags)
         self.app.push_screen(picker, picked)
 
     def action_untag_all(self) -> None:
@@ -291,7 +308,7 @@ class TriageMixin(BrowseState):
                 question = f"Remove {tag!r} from every row of the current filter ({len(pairs):,} rows)?"
                 self.app.push_screen(Confirm(question), partial(confirmed, tag))
 
-        picker = TagPicker(self.app.taxonomy, title="remove a tag from every filtered row", only=tags)  # type: ignore[attr-defined]
+        picker = TagPicker(self.session.taxonomy, title="remove a tag from every filtered row", only=tags)
         self.app.push_screen(picker, picked)
 
     def action_note(self) -> None:
@@ -311,7 +328,7 @@ class TriageMixin(BrowseState):
 
         What it would undo is read in a worker and shown for confirmation before anything is written.
         """
-        self._undo_lookup_worker(self.app.workspace.annotator)  # type: ignore[attr-defined]
+        self._undo_lookup_worker(self.session.annotator)
 
     def action_undo_anyone(self) -> None:
         """Undo the newest change still in force whoever made it (another annotator's, asked for)."""
@@ -319,11 +336,11 @@ class TriageMixin(BrowseState):
 
     def action_toggle_adjudicate(self) -> None:
         """Adjudication on or off: while on, tagging and untagging set the rows' final tags."""
-        app = self.app
-        app.adjudicate = not app.adjudicate  # type: ignore[attr-defined]
+        session = self.session
+        session.adjudicate = not session.adjudicate
         self.notify(
             "adjudicating: t and d now set the final tags of a row"
-            if app.adjudicate  # type: ignore[attr-defined]
+            if session.adjudicate
             else "adjudication off: t and d change your own tags"
         )
 
@@ -332,7 +349,7 @@ class TriageMixin(BrowseState):
         from sqltriage.core.triage import history
 
         try:
-            change = history.last_change(self.app.workspace, annotator)  # type: ignore[attr-defined]
+            change = history.last_change(self.session.workspace, annotator)
         except Exception as exc:
             self.post_message(UndoFound(None, error=str(exc)))
             return
@@ -353,7 +370,7 @@ class TriageMixin(BrowseState):
             if not yes:
                 return
             if change.kind in GOLD_KINDS:  # re-scores rows: the frame is read again afterwards
-                self._gold_worker(self.app.write_turns.take(), partial(self._undo_gold, change))  # type: ignore[attr-defined]
+                self._gold_worker(self.session.write_turns.take(), partial(self._undo_gold, change))
             else:
                 self.save("undo", [], "", undo_of=change)
 
@@ -362,12 +379,12 @@ class TriageMixin(BrowseState):
     def _undo_gold(self, change: Change, ws: Any) -> str:
         from sqltriage.core.triage import history
 
-        done = history.undo(ws, change, dataset=self.app.dataset, **self._limits())  # type: ignore[attr-defined]
+        done = history.undo(ws, change, dataset=self.session.dataset, **self._limits())
         return f"undone: {done.describe()}"
 
     def save(self, kind: str, pairs: list[RowKey], value: str, *, undo_of: Change | None = None) -> None:
         """Write one change in a worker; the screen shows it once `Saved` says it committed."""
-        turn = self.app.write_turns.take()  # type: ignore[attr-defined]
+        turn = self.session.write_turns.take()
         self._save_worker(turn, kind, pairs, value, undo_of)
 
     @work(thread=True, group="save")
@@ -376,14 +393,14 @@ class TriageMixin(BrowseState):
     ) -> None:
         from sqltriage.core.triage import tags
 
-        ws = self.app.workspace  # type: ignore[attr-defined]
-        with self.app.write_turns.turn(turn):  # type: ignore[attr-defined]  # changes commit in the order made
+        ws = self.session.workspace
+        with self.session.write_turns.turn(turn):  # changes commit in the order made
             try:
                 if undo_of is not None:
                     from sqltriage.core.triage import history
 
                     change = history.undo(ws, undo_of)
-                elif kind in ("tag", "untag") and self.app.adjudicate:  # type: ignore[attr-defined]
+                elif kind in ("tag", "untag") and self.session.adjudicate:
                     change = _adjudicated(ws, kind, pairs, value)
                 elif kind == "tag":
                     change = tags.add_tag(ws, pairs, value)
@@ -409,9 +426,9 @@ class TriageMixin(BrowseState):
         ):  # the rows' final tags and who gave which, as stored
             from sqltriage.tui.blind import revealed
 
-            self.frame = revealed(patches.with_row_tags(self.frame, message.rows), list(message.rows))
+            self.patch_frame(revealed(patches.with_row_tags(self.frame, message.rows), list(message.rows)))
         else:
-            self.frame = patches.with_note(self.frame, change.notes_after)
+            self.patch_frame(patches.with_note(self.frame, change.notes_after))
         text = ("undone: " if message.undo else "saved: ") + change.describe()
         self.saved_log.append(text)
         self.notify(text)
