@@ -1,5 +1,8 @@
 """Facets, search and sort on the browse screen: the rows shown, their live counts and "n of N".
 
+The frame they are made from is written here only: triage patches it (tags, notes) or reads it again
+(re-scored golds) and loading completes it, each through a method of this module.
+
 A filter request runs `apply_filters`, a plain function of the frame, its facet index, the filters and
 the sort, in a thread worker; one filter worker runs at a time and requests made meanwhile collapse
 into one run with the newest state.

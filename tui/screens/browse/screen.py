@@ -1,7 +1,8 @@
 """The browse screen itself: its widgets, the keys that move focus or resize panes, the table's messages.
 
 `BrowseScreen` combines the concerns of this package, each a mixin over the shared state
-(`state.BrowseState`, whose constructor it keeps): filtering, detail, triage and export run their work
+(`state.BrowseState`, whose constructor it keeps: the frame, its sources, models and the app's
+`session.BrowseSession`): filtering, detail, triage and export run their work
 in thread workers that post messages (`messages`), and only the handlers touch widgets. A triage change
 is shown as saved only once its transaction has committed.
 """

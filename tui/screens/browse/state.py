@@ -1,9 +1,11 @@
 """What every part of the browse screen shares: the state, the records it is made from, row lookups.
 
-`BrowseState` holds the state (the full frame, the filters, the sort, the rows shown, the highlighted
-row and what the detail tabs show of it); each concern of the screen is a mixin on top of it, and
-`screen.BrowseScreen` combines them. The mixins subclass it (and so `Screen`) rather than `object`:
-Textual finds `@on` handlers only on classes made by its message-pump metaclass.
+`BrowseState` holds the state (the session given by the app, the full frame, the filters, the sort, the
+rows shown, the highlighted row and what the detail tabs show of it); each concern of the screen is a
+mixin on top of it, and `screen.BrowseScreen` combines them. Each field has one owner, the module that
+writes it (`OWNERS`, and the sections of `BrowseState.__init__`); the other modules read it or call the
+owner. The mixins subclass it (and so `Screen`) rather than `object`: Textual finds `@on` handlers only
+on classes made by its message-pump metaclass.
 """
 
 from __future__ import annotations
