@@ -123,6 +123,7 @@ class SqlTriageApp(App[None]):
         self.preload = preload  # the workspace's first screen, being read since before the app's imports
         self.open_note = open_note  # said once the browse screen is up (e.g. the dataset is gone)
         self.config_file = config_file  # where sidebar sections are remembered (None: not remembered)
+        # the sidebar's sections as remembered: the first screen's, then the browse session's to change
         self.facet_sections = (tuple(facets_open), tuple(facets_closed))
         self.workspace = workspace
         self.dataset = dataset
