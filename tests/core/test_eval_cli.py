@@ -156,9 +156,9 @@ def test_a_message_naming_a_path_reads_the_same_whatever_the_paths_length(
 ) -> None:
     """`eval` says why ex_ts stayed empty, naming the database: "<path> has no tables to generate". Piped,
     the console is PIPED_WIDTH columns wide; the message is still one line, so what a user greps for is
-    intact whatever the path's length. The 13 path lengths put each word of the message's end at the
+    intact whatever the path's length. The 10 path lengths put each word of the message's end at the
     console's edge in turn: wrapped at 140 columns, the message had its path on a line of its own for all
-    13, and "no tables" cut in two for paths of 127 to 133 characters."""
+    10, and "no tables" cut in two for paths of 127 to 133 characters."""
     from sqltriage.tui.console import PIPED_WIDTH
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
@@ -166,7 +166,7 @@ def test_a_message_naming_a_path_reads_the_same_whatever_the_paths_length(
     (tmp_path / "p.sql").write_text("SELECT 1\n")
     tail = "/empty/empty.sqlite"
     cut: list[int] = []
-    for length in range(PIPED_WIDTH - 16, PIPED_WIDTH - 3):
+    for length in range(PIPED_WIDTH - 15, PIPED_WIDTH - 5):
         pad = length - len(f"{tmp_path}/db") - len(tail)
         assert pad >= 0, f"the temporary folder {tmp_path} is too long to build a path of {length} characters"
         db_dir = tmp_path / f"db{'x' * pad}"
