@@ -88,3 +88,13 @@ def modules_loaded_by(code: str, watched: tuple[str, ...]) -> list[str]:
     probe = f"{code}\nimport sys\nprint(','.join(m for m in {watched!r} if m in sys.modules))\n"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     return [m for m in out.stdout.strip().split(",") if m]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """The order's seed at the end too: pytest-randomly prints it in the header, which `-q` (as CI runs
+    the suite) leaves out, and a failure that depends on the order is only repeated with its seed."""
+    seed = getattr(config.option, "randomly_seed", None)
+    if isinstance(seed, int) and getattr(config.option, "randomly_reorganize", False):
+        terminalreporter.write_line(
+            f"Using --randomly-seed={seed} (the same order again with that option; -p no:randomly: files' order)"
+        )

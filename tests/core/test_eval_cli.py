@@ -149,3 +149,43 @@ def test_export_bad_filter_and_missing_workspace(tmp_path: Path, capsys: pytest.
     )
     assert "unknown column 'colour'" in capsys.readouterr().err
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_a_message_naming_a_path_reads_the_same_whatever_the_paths_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`eval` says why ex_ts stayed empty, naming the database: "<path> has no tables to generate". Piped,
+    the console is PIPED_WIDTH columns wide; the message is still one line, so what a user greps for is
+    intact whatever the path's length. The 10 path lengths put each word of the message's end at the
+    console's edge in turn: wrapped at 140 columns, the message had its path on a line of its own for all
+    10, and "no tables" cut in two for paths of 127 to 133 characters."""
+    from sqltriage.tui.console import PIPED_WIDTH
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    (tmp_path / "dev.json").write_text(json.dumps([{"db_id": "empty", "question": "q", "query": "SELECT 1"}]))
+    (tmp_path / "p.sql").write_text("SELECT 1\n")
+    tail = "/empty/empty.sqlite"
+    cut: list[int] = []
+    for length in range(PIPED_WIDTH - 15, PIPED_WIDTH - 5):
+        pad = length - len(f"{tmp_path}/db") - len(tail)
+        assert pad >= 0, f"the temporary folder {tmp_path} is too long to build a path of {length} characters"
+        db_dir = tmp_path / f"db{'x' * pad}"
+        db = db_dir / "empty" / "empty.sqlite"
+        assert len(str(db)) == length
+        db.parent.mkdir(parents=True)
+        sqlite3.connect(db).execute("PRAGMA user_version = 1").close()
+        args = [
+            "eval",
+            str(tmp_path / "dev.json"),
+            "--db-dir",
+            str(db_dir),
+            "--pred",
+            f"m={tmp_path / 'p.sql'}",
+        ]
+        ws = tmp_path / f"w{length}.db"
+        assert main([*args, "--workspace", str(ws), "--neighbours", "2", "--json"]) == 0
+        said = capsys.readouterr().err
+        assert f"workspace: {ws}\n" in said
+        if f"ex_ts left empty on 1 EX-passing row(s): {db} has no tables to generate\n" not in said:
+            cut.append(length)
+    assert not cut, f"the message was broken across lines for paths of {cut} characters"

@@ -57,8 +57,11 @@ def read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
 
 
-def run_cli(args: list[str], cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+def run_cli(
+    args: list[str], cwd: Path, timeout: float = 240, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`sqltriage ARGS` in a child process, with this process's environment and `env` over it."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     return subprocess.run(
         [*SQLTRIAGE, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env
     )

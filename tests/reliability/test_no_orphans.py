@@ -268,7 +268,11 @@ def test_the_question_feature_process_ends_with_a_killed_app(tmp_path: Path) -> 
     cache = tmp_path / "cache"  # nothing cached: the Question tab starts the feature process
     preds = [a for p in sorted((dataset / "predictions").glob("*.sql")) for a in ("--pred", f"{p.stem}={p}")]
     env = {"XDG_CACHE_HOME": str(cache)}
-    out = run_cli(["eval", str(dataset), *preds, "--workspace", str(workspace), *QUICK_EVAL], tmp_path)
+    # the eval too: from the run's shared cache it would copy the sample's features into the workspace
+    # whenever an earlier test had shown the app's Question tab, and the app would start no process
+    out = run_cli(
+        ["eval", str(dataset), *preds, "--workspace", str(workspace), *QUICK_EVAL], tmp_path, env=env
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     driver = [sys.executable, "-m", "tests.reliability.orphan_driver", "features", str(workspace)]
     proc = started(driver, REPO, env)

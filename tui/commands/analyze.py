@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from sqltriage.core.model import Dataset
+from sqltriage.tui.console import make_console
 
 BAR_WIDTH = 24
 MAX_ROWS = 14  # category tables: the most frequent rows, then one "other" row
@@ -258,7 +259,7 @@ def run(dataset: Dataset, *, as_json: bool, pipeline: str | None) -> int:
     from sqltriage.core.questions.analysis import analyze_dataset
     from sqltriage.core.questions.nl import load_pipeline, pipeline_unavailable_reason
 
-    err = Console(stderr=True)
+    err = make_console(stderr=True)
     started = time.monotonic()
     if err.is_terminal:
         with err.status("loading the spaCy pipeline…"):
@@ -286,5 +287,5 @@ def run(dataset: Dataset, *, as_json: bool, pipeline: str | None) -> int:
     if as_json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     else:
-        render(report, Console())
+        render(report, make_console())
     return 0
