@@ -93,13 +93,17 @@ def test_rerun_reuses_and_changed_prediction_is_redone_alone(sample_copy: Path, 
     with Workspace.open(tmp_path / "cold.db") as ws:
         evaluate(ds, preds, ws, FAST)
         cold = load_frame(ws)
-    timing = [c for c in frame.columns if c.endswith("_elapsed")] + [
-        "tags",
-        "tags_by",
-        "annotators",
-        "disagree",
-        "note",
-    ]
+    timing = (
+        [c for c in frame.columns if c.endswith("_elapsed")]
+        + ["_review"]
+        + [
+            "tags",
+            "tags_by",
+            "annotators",
+            "disagree",
+            "note",
+        ]
+    )
     order = ["model", "index"]
     assert frame.drop(timing).sort(order).equals(cold.drop(timing).sort(order))
 

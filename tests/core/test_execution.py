@@ -12,7 +12,7 @@ import pytest
 
 from sqltriage.core.verdicts.exec_result import ERROR_KINDS, ExecResult
 from sqltriage.core.verdicts.execution import GoldResultCache, execute, execute_all_on, execute_on
-from sqltriage.core.verdicts.pair_run import execution_outcomes, run_pair
+from sqltriage.core.verdicts.pair_run import PairRun, execution_outcomes, run_pair
 
 
 def make_db(path: Path) -> Path:
@@ -164,20 +164,40 @@ def test_gold_cache_passes_missing_databases_through(tmp_path: Path) -> None:
     assert len(cache) == 0
 
 
+EX_KEYS = ("va", "ex", "ex_spider", "ex_bird", "ex_archer")
+
+
+def ex_of(pair: PairRun) -> dict[str, object]:
+    return {k: pair.outcomes[k] for k in EX_KEYS}
+
+
 def test_outcomes_for_a_pair(db: Path) -> None:
     gold = "SELECT name FROM singer WHERE age > 30"
     right = run_pair(db, gold, "SELECT name FROM singer WHERE NOT age <= 30")
-    assert right.outcomes == {"va": 1, "ex": 1, "ex_spider": 1, "ex_bird": 1, "ex_archer": 1}
+    assert ex_of(right) == {"va": 1, "ex": 1, "ex_spider": 1, "ex_bird": 1, "ex_archer": 1}
+    # the rest of a stored row's execution columns: the official verdict, which gold matched
+    assert right.outcomes["ex_official"] == 1 and right.outcomes["gold_match"] == "gold"
+    assert right.outcomes["truncated"] == 0 and right.outcomes["tie_sensitive"] is None
     wrong = run_pair(db, gold, "SELECT name FROM singer WHERE age > 40")
-    assert wrong.outcomes == {"va": 1, "ex": 0, "ex_spider": 0, "ex_bird": 0, "ex_archer": 0}
+    assert ex_of(wrong) == {"va": 1, "ex": 0, "ex_spider": 0, "ex_bird": 0, "ex_archer": 0}
+    assert wrong.outcomes["ex_official"] == 0 and wrong.outcomes["gold_match"] is None
     broken = run_pair(db, gold, "SELECT nme FROM singer")
-    assert broken.outcomes == {"va": 0, "ex": 0, "ex_spider": 0, "ex_bird": 0, "ex_archer": 0}
+    assert ex_of(broken) == {"va": 0, "ex": 0, "ex_spider": 0, "ex_bird": 0, "ex_archer": 0}
     assert broken.pred.error_kind == "syntax"
+
+
+def test_a_pair_passes_on_an_alternative_gold_as_an_evaluation_scores_it(db: Path) -> None:
+    gold = "SELECT name FROM singer WHERE age > 30"
+    other = "SELECT name FROM singer WHERE age > 40"
+    pair = run_pair(db, gold, other, others=[("accepted 1", other)])
+    assert ex_of(pair) == {"va": 1, "ex": 1, "ex_spider": 1, "ex_bird": 1, "ex_archer": 1}
+    assert pair.outcomes["gold_match"] == "accepted 1"
+    assert pair.outcomes["ex_official"] == 0 and pair.outcomes["official_quirk"] == "alternative gold"
 
 
 def test_missing_database_gives_no_outcome() -> None:
     pair = run_pair(None, "SELECT 1", "SELECT 1")
-    assert pair.outcomes == dict.fromkeys(("va", "ex", "ex_spider", "ex_bird", "ex_archer"))
+    assert ex_of(pair) == dict.fromkeys(EX_KEYS)
 
 
 def test_spider_mode_drops_distinct_like_the_official_evaluator(db: Path) -> None:
@@ -193,7 +213,7 @@ def test_spider_mode_drops_distinct_like_the_official_evaluator(db: Path) -> Non
         execute(db, "SELECT country FROM singer"),
         "SELECT DISTINCT country FROM singer",
     )
-    assert plain == pair.outcomes
+    assert plain == ex_of(pair)
 
 
 def test_spider_mode_joins_split_comparison_operators(db: Path) -> None:

@@ -17,7 +17,7 @@ from sqltriage.core.verdicts.exec_compare import order_matters, spider_sql
 from sqltriage.core.verdicts.execution import execute
 from sqltriage.core.verdicts.testsuite.reading import read_difference, witness_tables
 from sqltriage.core.workspace.store import Workspace
-from sqltriage.tui.app import _toggle, create_app
+from sqltriage.tui.app import create_app
 from sqltriage.tui.screens.summary import SummaryScreen
 from sqltriage.tui.widgets.detail_pane import DetailPane
 
@@ -53,7 +53,7 @@ async def test_refuted_rows_show_their_witness_and_the_gap(ts_ws) -> None:
     refuted = ev.frame.filter((pl.col("ex_spider") == 1) & (pl.col("ex_ts") == 0))
     assert refuted.height > 0, "the sample has EX passes that a neighbour refutes"
     async with running_ts(ev, options) as (app, pilot, screen):
-        _toggle(screen, "outcome", TS_FALSE_POSITIVE)
+        screen.toggle_facet("outcome", TS_FALSE_POSITIVE)  # as the command palette does
         await settle(app, pilot)
         assert screen.view.height == refuted.height
         row = screen.row_at(0)
