@@ -90,6 +90,10 @@ def _init_worker(
     if quiet:
         quiet_worker()
 
+    # What the last run memoised for its dataset and options (the neighbour sets, a database's golds) is
+    # not this run's: a Dask worker lives on from one run to the next.
+    for memo in ("neighbours", "db_golds"):
+        _STATE.pop(memo, None)
     _STATE.update(dataset=dataset, predictions=predictions, options=options, gold_cache=GoldResultCache())
 
 
@@ -107,7 +111,7 @@ def with_neighbours(gold: GoldContext, dataset: Dataset, options: EvalOptions) -
 
 
 def db_golds(db_id: str, dataset: Dataset) -> tuple[str, ...]:
-    """The gold queries of one database (memoised per process): the neighbours are built from them, and
+    """The gold queries of one database (memoised for the run): the neighbours are built from them, and
     `--verify` keeps what they keep (verify/practice.py)."""
     memo: dict[str, tuple[str, ...]] = _STATE.setdefault("db_golds", {})
     if db_id not in memo:
@@ -116,28 +120,19 @@ def db_golds(db_id: str, dataset: Dataset) -> tuple[str, ...]:
 
 
 def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[list[Path], str | None]:
-    """The neighbour files of one database (memoised per process), or the reason there are none.
-
-    Kept under everything the set depends on (the database file, its golds, K, the seed, the cache folder
-    as resolved now), so a process that evaluates another dataset, or under another cache, never reads an
-    earlier set's paths."""
+    """The neighbour files of one database (memoised for the run: `_init_worker` starts each run without
+    the last one's), or the reason there are none. Keyed on the file, K, the seed and the cache folder as
+    they are now, so a process that changes its cache between runs never reads an earlier set's paths."""
     from sqltriage.core.verdicts.testsuite import NeighbourError, ensure_neighbours
-    from sqltriage.core.verdicts.testsuite.cache import default_cache_root, gold_digest
+    from sqltriage.core.verdicts.testsuite.cache import default_cache_root
 
     db_path = dataset.db_path(db_id)
-    golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
     root = Path(options.neighbour_cache) if options.neighbour_cache else None
-    key = (
-        db_id,
-        str(db_path),
-        gold_digest(golds),
-        options.neighbours,
-        options.seed,
-        str((root or default_cache_root()).resolve()),
-    )
+    key = (db_id, str(db_path), options.neighbours, options.seed, str(root or default_cache_root()))
     memo: dict[tuple, tuple[list[Path], str | None]] = _STATE.setdefault("neighbours", {})
     if key not in memo:
         schema = dataset.schemas.get(db_id)
+        golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
         try:
             if db_path is None:
                 raise NeighbourError("the database is missing")

@@ -148,15 +148,15 @@ def schema_databases(db_id: str, dataset: Dataset, options: EvalOptions) -> tupl
     """Databases generated from the schema of a database whose file is missing, planted from the golds of
     its examples: built once into the cache folder, read once per process. Empty when there is no schema or
     generation fails (the suggestions then rest on structure alone)."""
-    from sqltriage.core.verdicts.testsuite.cache import default_cache_root, gold_digest
+    from sqltriage.core.verdicts.testsuite.cache import default_cache_root
 
-    golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
     root = Path(options.neighbour_cache) if options.neighbour_cache else None
     schema = dataset.schemas.get(db_id)
-    # Everything the databases depend on, the cache folder as resolved now included: a process that
-    # evaluates another dataset at the same path, or under another cache, never reads earlier paths.
-    key = (str(dataset.path), db_id, gold_digest(golds), repr(schema), str(root or default_cache_root()))
+    # Everything the databases depend on, the cache folder as it is now included: a process that evaluates
+    # another dataset at the same path, or under another cache, never reads earlier paths.
+    key = (str(dataset.path), db_id, _inputs_digest(dataset, db_id), str(root or default_cache_root()))
     if key not in _SCHEMA_DBS:
+        golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
         paths: tuple[Path, ...] = ()
         if schema is not None and schema.tables:
             from sqltriage.core.verdicts.testsuite.from_schema import schema_neighbours
@@ -167,6 +167,26 @@ def schema_databases(db_id: str, dataset: Dataset, options: EvalOptions) -> tupl
                 paths = ()
         _SCHEMA_DBS[key] = paths
     return _SCHEMA_DBS[key]
+
+
+# A database's golds and schema digested once per dataset object (kept alive with its digests, so its id
+# stays its own): the schema databases are looked up for every example of a database without a file.
+_DIGESTS: dict[int, tuple[Dataset, dict[str, str]]] = {}
+
+
+def _inputs_digest(dataset: Dataset, db_id: str) -> str:
+    from sqltriage.core.verdicts.testsuite.cache import gold_digest
+
+    kept = _DIGESTS.get(id(dataset))
+    if kept is None:
+        if len(_DIGESTS) >= 8:
+            _DIGESTS.clear()
+        kept = _DIGESTS[id(dataset)] = (dataset, {})
+    digests = kept[1]
+    if db_id not in digests:
+        golds = [e.gold_sql for e in dataset.examples if e.db_id == db_id]
+        digests[db_id] = f"{gold_digest(golds)}:{hash(repr(dataset.schemas.get(db_id)))}"
+    return digests[db_id]
 
 
 def _analyse_gold(gold_sql: str, schema: Schema | None) -> QueryAnalysis:

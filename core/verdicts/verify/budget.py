@@ -102,10 +102,6 @@ class Allowance:
             self.budget.too_slow = True
             raise TooSlow
 
-    def fresh(self, units: int | None = None) -> Allowance:
-        """The same pair's budget for another question (`units`: its cap, default what this one had)."""
-        return Allowance(self.budget, self.units if units is None else units)
-
 
 def unlimited() -> Allowance:
     """For a question asked outside any pair (is the pair inside the fragment?): a minute's units."""

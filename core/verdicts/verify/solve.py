@@ -9,6 +9,7 @@ read back as the rows of each table, for counterexample.py to write out and conf
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -187,6 +188,7 @@ def _check(asserted: list, db: Any, allowance: Allowance) -> tuple[str, Any]:
     with "timeout": TOO_SLOW)."""
     import z3
 
+    import sqltriage.core.verdicts.verify.symbolic as symbolic
     from sqltriage.core.verdicts.verify.text_codes import NeedsStrings
 
     units, wall = allowance.left(), allowance.budget.wall_left()
@@ -198,7 +200,8 @@ def _check(asserted: list, db: Any, allowance: Allowance) -> tuple[str, Any]:
     _keep_freed_memory()
     ctx = z3.Context()
     solver = _solver(ctx)
-    solver.add(_conjunction(asserted).translate(ctx))  # one copy of the whole formula, not one per part
+    # one copy of the whole formula (its conjunction built through the C API), not one per part
+    solver.add(symbolic.and_(*asserted).translate(ctx))
     solver.set("rlimit", units)
     solver.set("timeout", max(1, int(wall * 1000)))
     cpu = time.process_time()
@@ -226,18 +229,13 @@ def _check(asserted: list, db: Any, allowance: Allowance) -> tuple[str, Any]:
     ) else reason
 
 
-_MALLOC_TUNED: list[bool] = []
-
-
+@functools.cache
 def _keep_freed_memory() -> None:
     """Ask glibc to keep freed memory for reuse, once per process. A z3 context allocates about 16 MB, which
     glibc maps afresh and hands back to the system when the context is deleted; the next question's context
     then faults every page in again: 3.7 ms of system time per context, against 1 ms to build it, once the
     process's heap has grown. Kept instead (at most 64 MB of freed memory), the same pages serve every
     question. Elsewhere than glibc this does nothing."""
-    if _MALLOC_TUNED:
-        return
-    _MALLOC_TUNED.append(True)
     try:
         import ctypes
         import ctypes.util
@@ -248,16 +246,6 @@ def _keep_freed_memory() -> None:
         libc.mallopt(m_trim_threshold, 64 << 20)
     except (OSError, AttributeError):  # not glibc: its allocator decides
         pass
-
-
-def _conjunction(asserted: list) -> Any:
-    """The formulas as one conjunction, built with z3's C call: z3py's `And` checks and converts each of its
-    arguments in Python, which cost more than solving on these formulas of a few dozen parts."""
-    import z3
-
-    main = z3.main_ctx()
-    args = (z3.Ast * len(asserted))(*(f.as_ast() for f in asserted))
-    return z3.BoolRef(z3.Z3_mk_and(main.ref(), len(asserted), args), main)
 
 
 def _units_used(solver: Any) -> int:
