@@ -31,6 +31,7 @@ from sqltriage.core.pipeline.pair import (
     gold_row,
 )
 from sqltriage.core.processes import die_with_parent, ensure_resource_tracker, quiet_worker, stderr_captured
+from sqltriage.core.verdicts.ex_modes import DEFAULT_MODE, EX_MODES
 from sqltriage.core.verdicts.execution import file_digest
 from sqltriage.core.workspace.store import Workspace, dataset_fingerprint
 
@@ -469,6 +470,10 @@ def evaluate(
         pool.shutdown(wait=True, cancel_futures=True)
     for mark in _STATE.pop("in_use", []):  # the neighbour sets this process read: free to prune again
         mark.release()
+    if not workspace.reading:
+        from sqltriage.core.pipeline.judging import judge_examples
+
+        judge_examples(workspace, dataset.format if dataset.format in EX_MODES else DEFAULT_MODE)
     if not summary.cancelled:
         workspace.set_meta(NEIGHBOURS_META, f"{options.neighbours}:{options.seed}")
         workspace.set_meta(

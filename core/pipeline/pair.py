@@ -349,8 +349,32 @@ def evaluate_pair(
     if error is None and parse_error is not None:
         error, kind = f"does not parse: {parse_error}", "parse"
     row["error"], row["error_kind"] = error, kind
+    row.update(_judgement_inputs(gold, pred_sql, row, pred_result, options))
     row.update(_suggestions(gold, row.pop("_pred_parsed", None) or pred_sql, row, pred_result))
     return row
+
+
+def _judgement_inputs(
+    gold: GoldContext,
+    pred_sql: str,
+    row: dict[str, Any],
+    pred_result: ExecResult | None,
+    options: EvalOptions,
+) -> dict[str, Any]:
+    """What the judgement reads of this row's databases (verdicts/judgement/columns.py); the judgement
+    itself is made once every model's row of the example is in (pipeline/judging.py)."""
+    from sqltriage.core.verdicts.judgement.columns import judgement_columns
+
+    return judgement_columns(
+        gold.example.gold_sql,
+        pred_sql,
+        gold.db_path,
+        row,
+        gold.result,
+        pred_result,
+        timeout=options.timeout,
+        max_rows=options.max_rows,
+    )
 
 
 # Suggestions of the latest (gold, prediction) pairs: systems often predict the same text for an example,

@@ -219,3 +219,28 @@ def tie_sensitive(tie: Tie | None, gold_rows: tuple[Row, ...], pred_rows: tuple[
         return False  # a row outside the tie is missing
     swapped_in = pred - fixed
     return not (swapped_in - Counter(tie.kept + tie.dropped))
+
+
+def cut_rows(sql: str, run: Run) -> tuple[list[Row], int] | None:
+    """The query's rows without its LIMIT, in its order, cut just past every row that ties with the last
+    row kept (its sort key equal), and the number of rows the LIMIT keeps; None when its top level has no
+    ORDER BY … LIMIT, or the probe cannot be run. A result made only of these rows differs from the query's
+    by which tied rows it kept."""
+    probe = _probe(sql)
+    if probe is None or not probe[3]:
+        return None
+    text, limit, offset, keys = probe
+    full = run(text)
+    if not full.ok or full.truncated:
+        return None
+    width = len(full.columns) - len(keys)
+    if width <= 0 or offset + limit >= len(full.rows) or offset:
+        return None
+    key_of = [row[width:] for row in full.rows]
+    last = offset + limit - 1
+    end = last + 1
+    while end < len(full.rows) and key_of[end] == key_of[last]:
+        end += 1
+    if end == last + 1:
+        return None  # no tie at the cut
+    return [row[:width] for row in full.rows[:end]], limit

@@ -39,6 +39,8 @@ EXAMPLE_COLUMNS: dict[str, type] = {
     "gold_rows": int,
     "gold_suspect": str,  # why the gold is doubtful (gold_audit.REASONS labels, "; "-joined), else NULL
     "gold_suspect_detail": str,  # the same in sentences, with the tie at its LIMIT when there is one
+    "gold_lints": str,  # semantic lints of the gold (docs/lints.md), '; '-separated ids, else empty
+    "gold_flags": str,  # every reason to doubt the gold (docs/judgement.md), '; '-separated ids, else empty
     "q_words": int,
     "q_tree_depth": int,
     "q_lexical_density": float,
@@ -89,6 +91,14 @@ RESULT_COLUMNS: dict[str, type] = {
     "equivalence_note": str,  # why unknown: the construct outside the fragment, "timeout", …
     "suggested": str,  # suggested causes in rank order, "; "-separated
     "suggested_why": str,  # the same as JSON: [{tag, confidence, reason}]
+    "pred_lints": str,  # semantic lints of the prediction (docs/lints.md), '; '-separated ids
+    "refutation_assumption": str,  # what the refuting witness needs that the data never shows (docs/judgement.md)
+    "refutation_detail": str,  # the same in one line a person reads
+    "fragile_side": str,  # gold | prediction | both: which query the assumption breaks
+    "difference": str,  # a difference a reader may forgive: repeated rows, extra columns, rounding
+    "result_digest": str,  # the prediction's rows, digested: models failing an example the same way share it
+    "judgement": str,  # right | wrong | unsure: the tool's call for a person (docs/judgement.md)
+    "judgement_why": str,  # the reason, in one line
 }
 
 SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}

@@ -24,6 +24,7 @@ from sqltriage.core.model import Dataset
 from sqltriage.core.workspace import annotators
 from sqltriage.core.workspace.connected import Pair
 from sqltriage.core.workspace.gold_records import GoldRecords
+from sqltriage.core.workspace.judgement_records import JudgementRecords
 from sqltriage.core.workspace.reading import (
     define_temporarily,
     reading_connection,
@@ -78,7 +79,7 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-class Workspace(TriageRecords, TeamRecords, GoldRecords):
+class Workspace(TriageRecords, TeamRecords, GoldRecords, JudgementRecords):
     """One workspace file; safe to share between an eval and the app.
 
     `Workspace.open(path)` opens it to write (creating and upgrading it); `Workspace.open_for_reading(path)`
@@ -88,7 +89,7 @@ class Workspace(TriageRecords, TeamRecords, GoldRecords):
 
     Every other room reads and writes it through its methods, named for what they mean: the store and
     its results here, tags, notes and undo logs (triage_records.py), annotators and adjudications
-    (team_records.py), accepted golds (gold_records.py). `db` is the store's own connection (tests may
+    (team_records.py), accepted golds (gold_records.py), the judgement's rows (judgement_records.py). `db` is the store's own connection (tests may
     read through it); `snapshot()` lends a connection of its own that cannot write, for bulk reads.
     """
 

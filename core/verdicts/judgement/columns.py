@@ -1,0 +1,56 @@
+"""The judgement's columns of one row that need the databases, computed where the row is evaluated.
+
+`refutation_assumption`, `refutation_detail` and `fragile_side` for a refuted EX pass (its witness held
+against the original data), `difference` (a difference a reader may forgive: on the original for an EX
+failure, on the witness for a realistic refutation) and `result_digest` (to see models failing an example
+the same way). `judgement` itself waits for every model's row of the example (pipeline/judging.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sqltriage.core.verdicts.exec_result import ExecResult
+
+KEYS = ("refutation_assumption", "refutation_detail", "fragile_side", "difference", "result_digest")
+ORIGINAL = "original"
+
+
+def judgement_columns(
+    gold_sql: str,
+    pred_sql: str,
+    db_path: Path | None,
+    row: dict[str, Any],
+    gold_result: ExecResult | None,
+    pred_result: ExecResult | None,
+    *,
+    mode: str = "spider",
+    timeout: float,
+    max_rows: int,
+) -> dict[str, Any]:
+    """The columns to add to `row` (whose EX, `ex_ts`, `ts_witness` and `equivalence` are set)."""
+    from sqltriage.core.verdicts.judgement.difference import forgivable, result_digest
+
+    out: dict[str, Any] = dict.fromkeys(KEYS)
+    out["result_digest"] = result_digest(pred_result)
+    ex = row.get(f"ex_{mode}")
+    if ex == 0 and gold_result is not None and pred_result is not None:
+        out["difference"] = forgivable(gold_result, pred_result)
+        return out
+    witness = row.get("ts_witness")
+    refuted = row.get("ex_ts") == 0 or row.get("equivalence") == "refuted"
+    if ex != 1 or not refuted or db_path is None or not witness or witness == ORIGINAL:
+        return out
+    from sqltriage.core.verdicts.judgement.assumption import classify
+
+    found = classify(Path(witness), db_path, gold_sql, pred_sql, timeout=timeout, max_rows=max_rows)
+    if found is not None:
+        out.update(
+            refutation_assumption=found.kind,
+            refutation_detail=found.detail,
+            fragile_side=found.fragile or None,
+            difference=found.difference,
+        )
+    return out

@@ -1,0 +1,223 @@
+"""What the original database's own data shows about each column, so a witness can be held against it.
+
+A refutation rests on a world the question never meant when its witness breaks a regularity the real data
+keeps: a name no two rows share, a column that is never NULL, a table that is never empty, a reference that
+always resolves, a column that holds a few values only or numbers in a range. These facts are read from the
+original file once per process (aggregates over at most `SAMPLE` rows per table), never from the SQL.
+
+A column counts as identifying when its values are all distinct and either the table is large enough for
+that to be telling, or it is a key, or its name says it names or identifies something (`name`, `title`,
+`code`, `*_id`, ...): in a table of six singers every name differs and so, by chance, may every age, but
+only two singers sharing a name is a world the question never meant.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import quote
+
+SAMPLE = 20_000  # rows per table the facts are read from
+DOMAIN_MAX = 12  # at most this many distinct values, each seen twice on average: a closed domain
+DOMAIN_REPEAT = 2
+UNIQUE_TELLING_ROWS = 30  # all distinct over this many rows tells, whatever the column's name
+MOSTLY_DISTINCT = 0.9  # a naming column this distinct identifies, though a few values repeat
+_NAMING = re.compile(
+    r"(^|_)(name|title|code|id|key|email|mail|phone|url|isbn|ssn|login|username|number|no)s?$|name$|title$|id$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnFacts:
+    rows: int  # rows read from the table
+    nulls: int
+    distinct: int
+    kind: str  # "int", "real", "text", "mixed" or "empty": what the non-NULL values are
+    low: float | None = None  # numeric range of the values
+    high: float | None = None
+    domain: frozenset | None = None  # the closed set of values, when there are few and they repeat
+    key: bool = False  # a declared primary key column (alone)
+    integer_text: bool = False  # text whose every value is an integer as written ('12', never '012')
+
+    @property
+    def never_null(self) -> bool:
+        return self.rows > 0 and self.nulls == 0
+
+    @property
+    def all_distinct(self) -> bool:
+        return self.rows >= 2 and self.distinct == self.rows - self.nulls and self.nulls == 0
+
+    def identifying(self, name: str) -> bool:
+        """No two rows may share a value in a realistic database: all values distinct, and telling (a key,
+        enough rows, or a name that names); or a naming text column whose values are nearly all
+        distinct (a few people share a first name; two rows sharing the one asked about is still a world
+        the question never meant)."""
+        if self.kind in ("real", "empty", "mixed"):
+            return False
+        naming = bool(_NAMING.search(name))
+        if self.all_distinct:
+            return self.key or self.rows >= UNIQUE_TELLING_ROWS or naming
+        present = self.rows - self.nulls
+        return self.kind == "text" and naming and present >= 10 and self.distinct >= MOSTLY_DISTINCT * present
+
+
+@dataclass(slots=True)
+class Regularities:
+    """Per table (lower case): its row count and, per column (lower case), its facts."""
+
+    tables: dict[str, int] = field(default_factory=dict)
+    columns: dict[tuple[str, str], ColumnFacts] = field(default_factory=dict)
+    names: dict[tuple[str, str], str] = field(default_factory=dict)  # (table, column) lower → as spelled
+    table_names: dict[str, str] = field(default_factory=dict)
+    references: set[tuple[str, str]] = field(default_factory=set)  # both ends of every declared foreign key
+    _values: dict[tuple[str, str], frozenset] = field(default_factory=dict)
+    path: Path | None = None
+
+    def facts(self, table: str, column: str) -> ColumnFacts | None:
+        return self.columns.get((table.lower(), column.lower()))
+
+    def values(self, table: str, column: str) -> frozenset:
+        """The column's distinct values (read on first use: only inclusion checks need them)."""
+        key = (table.lower(), column.lower())
+        if key not in self._values:
+            self._values[key] = _read_values(self, key)
+        return self._values[key]
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, isolation_level=None)
+    conn.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def regularities(path: Path) -> Regularities:
+    """The facts of the database at `path`, read once per process and file version."""
+    p = Path(path)
+    stat = p.stat()
+    return _cached(str(p.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=32)
+def _cached(path: str, _mtime: int, _size: int) -> Regularities:
+    out = Regularities(path=Path(path))
+    conn = _connect(Path(path))
+    try:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
+        for t in tables:
+            _read_table(conn, t, out)
+    finally:
+        conn.close()
+    return out
+
+
+def _read_table(conn: sqlite3.Connection, table: str, out: Regularities) -> None:
+    info = conn.execute(f"PRAGMA table_info({_q(table)})").fetchall()
+    cols = [r[1] for r in info]
+    pks = [r[1] for r in info if r[5]]
+    low_t = table.lower()
+    out.table_names[low_t] = table
+    for fk in conn.execute(f"PRAGMA foreign_key_list({_q(table)})").fetchall():
+        out.references.add((low_t, str(fk[3]).lower()))
+        if fk[4] is not None:
+            out.references.add((str(fk[2]).lower(), str(fk[4]).lower()))
+    sample = f"(SELECT * FROM {_q(table)} LIMIT {SAMPLE})"
+    try:
+        rows = conn.execute(f"SELECT count(*) FROM {sample}").fetchone()[0]
+    except sqlite3.Error:
+        return
+    out.tables[low_t] = rows
+    for c in cols:
+        qc = _q(c)
+        try:
+            nulls, distinct, low, high = conn.execute(
+                f"SELECT count(*) - count({qc}), count(DISTINCT {qc}), "
+                f"min(CASE WHEN typeof({qc}) IN ('integer','real') THEN {qc} END), "
+                f"max(CASE WHEN typeof({qc}) IN ('integer','real') THEN {qc} END) FROM {sample}"
+            ).fetchone()
+            types = {
+                r[0]
+                for r in conn.execute(f"SELECT DISTINCT typeof({qc}) FROM {sample} WHERE {qc} IS NOT NULL")
+            }
+            integer_text = (
+                "text" in types
+                and not conn.execute(
+                    f"SELECT 1 FROM {sample} WHERE typeof({qc}) = 'text' AND "
+                    f"CAST(CAST({qc} AS INTEGER) AS TEXT) != {qc} LIMIT 1"
+                ).fetchone()
+            )
+            domain = None
+            if 0 < distinct <= DOMAIN_MAX and rows - nulls >= DOMAIN_REPEAT * distinct:
+                domain = frozenset(r[0] for r in conn.execute(f"SELECT DISTINCT {qc} FROM {sample}"))
+        except sqlite3.Error:
+            continue
+        kind = _kind(types)
+        out.names[(low_t, c.lower())] = c
+        out.columns[(low_t, c.lower())] = ColumnFacts(
+            rows=rows,
+            nulls=nulls,
+            distinct=distinct,
+            kind=kind,
+            low=low if kind in ("int", "real") else None,
+            high=high if kind in ("int", "real") else None,
+            domain=domain,
+            key=len(pks) == 1 and pks[0] == c,
+            integer_text=bool(integer_text) and kind == "text",
+        )
+
+
+def _kind(types: set[str]) -> str:
+    if not types:
+        return "empty"
+    if types == {"integer"}:
+        return "int"
+    if types <= {"integer", "real"}:
+        return "real"
+    if types == {"text"}:
+        return "text"
+    return "mixed"
+
+
+def _read_values(regs: Regularities, key: tuple[str, str]) -> frozenset:
+    if regs.path is None or key not in regs.names:
+        return frozenset()
+    table, column = regs.table_names[key[0]], regs.names[key]
+    conn = _connect(regs.path)
+    try:
+        return frozenset(
+            normalised(r[0])
+            for r in conn.execute(f"SELECT DISTINCT {_q(column)} FROM {_q(table)} LIMIT {SAMPLE}")
+            if r[0] is not None
+        )
+    except sqlite3.Error:
+        return frozenset()
+    finally:
+        conn.close()
+
+
+def normalised(value: object) -> object:
+    """As SQLite's `=` between an INTEGER and a numeric TEXT column sees it (affinity applied)."""
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            try:
+                return float(value)
+            except ValueError:
+                return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

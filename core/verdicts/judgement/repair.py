@@ -1,0 +1,100 @@
+"""Undo a breach on a private copy of the witness: does the difference survive a world the data allows?
+
+A breach is needed by a refutation when, repaired, the two queries agree again. Repairs change as little
+as they can: a duplicated name gets a name of the data that the witness does not use, a NULL a value of
+the data, a dangling reference a value its partner holds (or the row goes when the partner is empty), a
+value outside the domain the nearest one inside, an empty table the original's first row. A tie cannot be
+repaired without inventing rows: `assumption` asks instead whether the difference is only the tie's.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from urllib.parse import quote
+
+from sqltriage.core.verdicts.judgement.breaches import Breach, q
+from sqltriage.core.verdicts.judgement.regularities import Regularities, normalised
+
+REPAIRABLE = ("duplicate", "dangling", "null", "domain", "empty")
+
+
+def copy_of(conn: sqlite3.Connection) -> sqlite3.Connection:
+    out = sqlite3.connect(":memory:", isolation_level=None)
+    conn.backup(out)
+    return out
+
+
+def repair(conn: sqlite3.Connection, found: list[Breach], regs: Regularities) -> bool:
+    """Repair every breach of `found` on `conn` (a private copy); False when one cannot be repaired."""
+    for b in found:
+        if b.kind not in REPAIRABLE:
+            return False
+        try:
+            if not _repair_one(conn, b, regs):
+                return False
+        except sqlite3.Error:
+            return False
+    return True
+
+
+def _repair_one(conn: sqlite3.Connection, b: Breach, regs: Regularities) -> bool:
+    table, col = q(b.table), q(b.column)
+    if b.kind == "empty":
+        return _fill(conn, b.table, regs)
+    if b.kind == "dangling":
+        assert b.parent is not None
+        partner = conn.execute(
+            f"SELECT {q(b.parent[1])} FROM {q(b.parent[0])} WHERE {q(b.parent[1])} IS NOT NULL "
+            f"ORDER BY rowid LIMIT 1"
+        ).fetchone()
+        for rid in b.rowids:
+            if partner is None:
+                conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (rid,))
+            else:
+                conn.execute(f"UPDATE {table} SET {col} = ? WHERE rowid = ?", (partner[0], rid))
+        return True
+    used = {normalised(r[0]) for r in conn.execute(f"SELECT {col} FROM {table}")}
+    fresh = [v for v in sorted(regs.values(b.table, b.column), key=repr) if v not in used]
+    if b.kind == "null" and b.parent is not None:  # a reference: a value its partner holds, so it resolves
+        fresh = [
+            r[0]
+            for r in conn.execute(f"SELECT DISTINCT {q(b.parent[1])} FROM {q(b.parent[0])} ORDER BY 1")
+            if r[0] is not None
+        ] + fresh
+    facts = regs.facts(b.table, b.column)
+    doomed = b.rowids[1:] if b.kind == "duplicate" else b.rowids
+    for rid in doomed:
+        value = _inside(b.value, facts) if b.kind == "domain" else (fresh.pop(0) if fresh else None)
+        if value is None:
+            return False
+        conn.execute(f"UPDATE {table} SET {col} = ? WHERE rowid = ?", (value, rid))
+    return True
+
+
+def _inside(value: object, facts) -> object:
+    """The value of the column's domain nearest to `value`."""
+    if facts is None:
+        return None
+    if facts.domain:
+        return sorted(facts.domain, key=repr)[0]
+    if facts.low is not None and facts.high is not None:
+        v = normalised(value)
+        if isinstance(v, int | float):
+            return facts.low if v < facts.low else facts.high
+        return facts.low
+    return None
+
+
+def _fill(conn: sqlite3.Connection, table: str, regs: Regularities) -> bool:
+    """The original's first row of `table`, as the data holds it."""
+    if regs.path is None:
+        return False
+    source = sqlite3.connect(f"file:{quote(str(regs.path))}?mode=ro", uri=True)
+    try:
+        row = source.execute(f"SELECT * FROM {q(table)} ORDER BY rowid LIMIT 1").fetchone()
+    finally:
+        source.close()
+    if row is None:
+        return False
+    conn.execute(f"INSERT INTO {q(table)} VALUES ({', '.join('?' * len(row))})", row)
+    return True
