@@ -18,7 +18,7 @@ def judge_examples(workspace: Workspace, mode: str, idxs: Iterable[int] | None =
     """Write `gold_flags` of the examples `idxs` (all when None) and the judgement of their rows; returns
     the number of rows judged. `mode` is the dataset's EX mode."""
     from sqltriage.core.verdicts.judgement.decide import judge
-    from sqltriage.core.verdicts.judgement.gold_flags import gold_flags
+    from sqltriage.core.verdicts.judgement.gold_flags import consensus, gold_flags
 
     flags: dict[int, str] = {}
     calls: list[tuple[str, int, str, str]] = []
@@ -28,8 +28,9 @@ def judge_examples(workspace: Workspace, mode: str, idxs: Iterable[int] | None =
         flagged = gold_flags(example["gold_suspect"], example["gold_lints"], rows, mode)
         if flagged != (example["gold_flags"] or ""):
             flags[idx] = flagged
+        shared = consensus(rows, mode)
         for row in rows:
-            verdict, why = judge({**example, **row}, flagged, mode)
+            verdict, why = judge({**example, **row, "consensus": shared}, flagged, mode)
             judged += 1
             if (verdict, why) != (row["judgement"], row["judgement_why"]):
                 calls.append((row["model"], idx, verdict, why))

@@ -48,6 +48,15 @@ EXPORT_COLUMNS = (
     "tags_by",
     "note",
     "suggested",
+    # the judgement (docs/judgement.md): the tool's call for a person, built on the raw verdicts above
+    "judgement",
+    "judgement_why",
+    "refutation_assumption",
+    "refutation_detail",
+    "fragile_side",
+    "gold_flags",
+    "gold_lints",
+    "pred_lints",
 )
 EXTRA_COLUMNS = (
     "adjudicated_by",  # who set the row's final tags (docs/workspace.md, "Team triage"), else empty
@@ -70,4 +79,5 @@ EXTRA_COLUMNS = (
     "gold_error",
     "gold_error_kind",
     "suggested_why",
+    "difference",  # a difference a reader may forgive (the judgement's `unsure`)
 )

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 # Facets in sidebar order: (key, label). `tag` and `outcome` are computed, the rest are columns.
 FACETS: tuple[tuple[str, str], ...] = (
     ("model", "model"),
+    ("judgement", "judgement"),
     ("outcome", "outcome"),
     ("structural", "structural"),
     ("operators", "operators"),
@@ -18,6 +19,8 @@ FACETS: tuple[tuple[str, str], ...] = (
     ("db_id", "database"),
     ("official_quirk", "official evaluator scores differently"),
     ("equivalence", "equivalence (--verify)"),
+    ("refutation_assumption", "refutation assumes"),
+    ("gold_flags", "gold flags"),
     ("tag", "tag"),
     ("annotators", "annotators"),
 )
@@ -30,7 +33,13 @@ TS_FALSE_POSITIVE = "EX pass, fails on a neighbour (EX false positive)"  # needs
 
 # --- membership options: a part of a combination, named readably --------------------------------------
 
-MEMBERSHIP_FACETS = ("structural", "operators", "reasoning", "annotators")  # annotators: "has ann"
+MEMBERSHIP_FACETS = (
+    "structural",
+    "operators",
+    "reasoning",
+    "annotators",
+    "gold_flags",
+)  # annotators: "has ann"
 # The codes of core/sql/categories.py (STRUCTURAL_LETTERS, OPERATOR_TYPES) with the README's names for them.
 PART_NAMES: dict[str, dict[str, str]] = {
     "structural": {

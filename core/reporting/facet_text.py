@@ -21,4 +21,6 @@ def facet_text(frame: pl.DataFrame, column: str) -> pl.Expr:
             .then(qualified)
             .otherwise(eq)
         )
+    if column == "gold_flags":  # '; '-separated ids as a combination of parts ("has models-agree")
+        return pl.col(column).str.replace_all("; ", " ", literal=True)
     return pl.col(column)

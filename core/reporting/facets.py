@@ -161,7 +161,10 @@ def prepare(frame: pl.DataFrame) -> pl.DataFrame:
     ]
     tags = tag_list(pl.col("tags"))
     outcomes = [expr.alias(outcome_column(name)) for name, expr in outcome_exprs().items()]
-    return frame.with_columns(*text_facets, tags.alias("_f_tag"), *outcomes)
+    ranked = (
+        [judgement_rank().alias(JUDGEMENT_RANK)] if {"judgement", "gold_flags"} <= set(frame.columns) else []
+    )
+    return frame.with_columns(*text_facets, tags.alias("_f_tag"), *outcomes, *ranked)
 
 
 def facet_expr(facet: str, values: frozenset[str] | set[str]) -> pl.Expr:
@@ -219,11 +222,27 @@ def facet_counts(frame: pl.DataFrame, filters: Filters) -> dict[str, list[tuple[
     return FacetIndex(frame).counts(filters)
 
 
+JUDGEMENT_RANK = "_judgement_rank"  # what a sort by judgement orders by (`judgement_rank`)
+
+
+def judgement_rank() -> pl.Expr:
+    """The judgement's triage order: unsure first, then wrong, then right; within each, a doubted gold
+    (`gold_flags`) first. So an ascending sort puts what a person must look at on top."""
+    call = pl.col("judgement").replace_strict(
+        {"unsure": 0, "wrong": 2, "right": 4}, default=6, return_dtype=pl.Int64
+    )
+    return call + (pl.col("gold_flags").fill_null("") == "").cast(pl.Int64)
+
+
+def _sorted_by(frame: pl.DataFrame, column: str) -> str:
+    return JUDGEMENT_RANK if column == "judgement" and JUDGEMENT_RANK in frame.columns else column
+
+
 def sort_frame(frame: pl.DataFrame, column: str | None, descending: bool = False) -> pl.DataFrame:
     """Sorted by `column` (nulls last), ties kept in load order; the frame unchanged for no column."""
     if not column or column not in frame.columns:
         return frame
-    return frame.sort(column, descending=descending, nulls_last=True, maintain_order=True)
+    return frame.sort(_sorted_by(frame, column), descending=descending, nulls_last=True, maintain_order=True)
 
 
 # --- the fast path: row numbers and live counts from numpy codes, built once per load ------------------
@@ -482,7 +501,7 @@ class FacetIndex:
         with self._lock:
             known = self._ranks.get(column)
         if known is None:
-            dense = self.frame.get_column(column).rank("dense")  # 1..k, nulls stay null
+            dense = self.frame.get_column(_sorted_by(self.frame, column)).rank("dense")  # 1..k, nulls null
             k = int(dense.max() or 0)
             known = (dense.fill_null(k + 1).to_numpy().astype(np.int64) - 1, k)
             with self._lock:

@@ -200,6 +200,33 @@ _FEATURES = (
 )
 
 
+JUDGEMENT_STYLES = {"right": "bold green", "wrong": "bold red", "unsure": "bold yellow"}
+
+
+def render_judgement(row: Mapping[str, Any]) -> Text:
+    """The detail pane's first line: the judgement and why, then the doubts on the gold (docs/judgement.md)."""
+    out = Text()
+    call = row.get("judgement")
+    if not call:
+        out.append("no judgement yet: evaluate again to have one\n", style="dim")
+        return out
+    out.append(f"{call}", style=JUDGEMENT_STYLES.get(call, "bold"))
+    out.append(f": {row.get('judgement_why') or ''}\n")
+    if row.get("refutation_assumption") and row.get("refutation_detail"):
+        side = row.get("fragile_side")
+        out.append("refutation assumes: ", style="bold")
+        out.append(f"{row['refutation_assumption']} ({row['refutation_detail']}", style="")
+        out.append(f"; fragile: {side})\n" if side else ")\n")
+    if row.get("gold_flags"):
+        out.append("gold doubted: ", style="bold yellow")
+        out.append(f"{row['gold_flags']}\n", style="yellow")
+    lints = row.get("pred_lints")
+    if lints:
+        out.append("prediction lints: ", style="bold")
+        out.append(f"{lints}\n")
+    return out
+
+
 def render_question(
     row: Mapping[str, Any],
     db_path: Path | None,

@@ -23,6 +23,7 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("db_id", "db", 16),
     ("question", "question", 46),
     ("model", "model", 16),
+    ("judgement", "call", 8),
     ("ex", "EX", 4),
     ("em", "EM", 4),
     ("pm", "PM", 5),
@@ -33,6 +34,7 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
 )
 SORT_COLUMNS = tuple(c for c, _, _ in COLUMNS)
 MARKS = {1: "✓", 0: "✗"}  # an outcome passed or failed; blank where it does not apply
+DOUBTED = " ⚑"  # after the judgement: the example's gold is doubted (`gold_flags`, docs/judgement.md)
 
 
 def display_arrow(frame: pl.DataFrame) -> pa.Table:
@@ -55,6 +57,9 @@ def display_arrow(frame: pl.DataFrame) -> pa.Table:
             expr = col.round(2).cast(pl.Utf8).fill_null("")
         elif name == "question":
             expr = col.fill_null("").str.replace_all("\n", " ")
+        elif name == "judgement" and "gold_flags" in frame.columns:
+            flagged = pl.col("gold_flags").fill_null("") != ""
+            expr = col.fill_null("") + pl.when(flagged).then(pl.lit(DOUBTED)).otherwise(pl.lit(""))
         else:
             expr = col.cast(pl.Utf8).fill_null("")
         cols.append(expr.alias(name))
@@ -76,6 +81,8 @@ def display_row(row: Mapping[str, Any], labels: Mapping[str, str]) -> tuple[str,
             out.append("" if value is None else str(round(value * 100) / 100))
         elif name == "question":
             out.append("" if value is None else str(value).replace("\n", " "))
+        elif name == "judgement":
+            out.append(("" if value is None else str(value)) + (DOUBTED if row.get("gold_flags") else ""))
         else:
             out.append("" if value is None else str(value))
     return tuple(out)

@@ -64,9 +64,14 @@ def render_tables(tables: Sequence[WitnessTable]) -> RenderableType:
 
 
 def render_witness(
-    path: Path, run: PairRun | None, tables: Sequence[WitnessTable] = (), reading: str | None = None
+    path: Path,
+    run: PairRun | None,
+    tables: Sequence[WitnessTable] = (),
+    reading: str | None = None,
+    assumes: str | None = None,
 ) -> RenderableType:
-    """A heading naming the witness, its tables, the line that reads the difference, then gold | prediction."""
+    """A heading naming the witness, what it assumes of the world (`refutation_detail`), its tables, the
+    line that reads the difference, then gold | prediction."""
     from sqltriage.tui.widgets.detail_render import render_results
 
     rows = sum(t.count for t in tables)
@@ -81,6 +86,8 @@ def render_witness(
             ),
         )
     parts: list[RenderableType] = [head]
+    if assumes:
+        parts += [Text(assumes, style="bold yellow"), Text("")]
     if reading:
         parts += [Text(reading, style="bold"), Text("")]
     if tables:

@@ -93,7 +93,10 @@ def _needed(conn: sqlite3.Connection, found: list[Breach], differs, tie: Callabl
     out: dict[str, Breach] = {}
     for kind in KINDS:
         of_kind = [b for b in found if b.kind == kind]
-        if of_kind and not _still_realistic(conn, of_kind, differs, tie, regs):
+        alone = next((b for b in of_kind if not _still_realistic(conn, [b], differs, tie, regs)), None)
+        if alone is not None:
+            out[kind] = alone
+        elif len(of_kind) > 1 and not _still_realistic(conn, of_kind, differs, tie, regs):
             out[kind] = of_kind[0]
     if not out and found and not _still_realistic(conn, found, differs, tie, regs):
         out.update({b.kind: b for b in reversed(found)})
@@ -157,7 +160,12 @@ def _detail(kind: str, breach: Breach | None) -> str:
         parent = f"{breach.parent[0]}.{breach.parent[1]}" if breach.parent else "its partner"
         return f"they differ only if a {where} has no match in {parent} ({breach.value!r})"
     if kind == "null":
-        return f"they differ only if {where} is NULL, which it never is in the data"
+        return f"they differ only if {where} is NULL, which it never is in the data where the queries look"
+    if kind == "empty" and breach.column and breach.parent:
+        return (
+            f"they differ only if a {breach.table} row has no {breach.parent[0]} ({breach.value!r}),"
+            " which the data never shows"
+        )
     if kind == "empty":
         return f"they differ only if {breach.table} is empty"
     return f"they differ only if {where} holds {breach.value!r}, outside the values the data holds"

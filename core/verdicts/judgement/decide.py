@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqltriage.core.verdicts.judgement.gold_flags import SEPARATOR, strong
+from sqltriage.core.verdicts.judgement.gold_flags import SEPARATOR, WEAK_AUDIT, strong
 
 RIGHT, WRONG, UNSURE = "right", "wrong", "unsure"
 JUDGEMENTS = (UNSURE, WRONG, RIGHT)  # the order a sort by judgement shows them in: unsure first
@@ -31,7 +31,7 @@ def judge(row: Mapping[str, Any], flags: str | None, mode: str = "spider") -> tu
         return UNSURE, f"the gold itself fails: {_first_line(row['gold_error'])}"
     if ex is None or row.get("error"):
         return WRONG, f"the prediction does not run: {_first_line(row.get('error') or 'no result')}"
-    doubts = strong(flags)
+    doubts = strong(flags, row)
     if ex == 1:
         return _passed(row, flags, mode)
     if row.get("tie_sensitive"):
@@ -55,7 +55,7 @@ def _passed(row: Mapping[str, Any], flags: str | None, mode: str) -> tuple[str, 
             return RIGHT, f"passes EX; {detail}, a world the question never meant{tail}"
         if row.get("difference"):
             return UNSURE, f"{detail}, but only by a difference a reader may forgive: {row['difference']}"
-        if doubts := strong(flags):
+        if doubts := strong(flags, row):
             return UNSURE, f"{detail}, against a doubted gold ({', '.join(doubts)})"
         return WRONG, f"passes EX by chance: {detail}"
     if row.get("equivalence") == "verified":
@@ -64,7 +64,7 @@ def _passed(row: Mapping[str, Any], flags: str | None, mode: str) -> tuple[str, 
             RIGHT,
             f"passes EX and is proved equal to the gold on every database of up to {bound} rows a table",
         )
-    weak = [f for f in (flags or "").split(SEPARATOR) if f in ("audit:empty", "audit:nulls")]
+    weak = [x for x in (row.get("gold_suspect") or "").split(SEPARATOR) if x in WEAK_AUDIT]
     survived = row.get(TS_COLUMN.get(mode, "ex_ts")) == 1
     if weak and not survived:
         return UNSURE, "passes EX only against a gold that finds nothing: any query finding nothing passes"

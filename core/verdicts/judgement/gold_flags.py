@@ -2,15 +2,15 @@
 
 Ids, '; '-separated in a fixed order (docs/judgement.md):
 
-- `audit:<code>`: the gold audit (`gold_suspect`): `empty`, `nulls`, `tie`, `limit_without_order`, `fails`,
-  `times_out`;
+- `audit:<code>`: the gold audit (`gold_suspect`): `tie`, `limit_without_order`, `fails`, `times_out` (an
+  empty or all-NULL result stays in `gold_suspect` only: it makes a pass cheap, not the gold doubtful);
 - `lint:<id>`: a semantic lint fires on the gold (docs/lints.md);
-- `fragile:duplicate`: a refutation needs two rows to share a name, and the gold is the query that merges
-  them (it goes by the name where a prediction goes by the key);
 - `models-agree`: at least `AGREE_MIN` models, and at least half of those whose prediction runs, fail EX
   with one and the same other result: a gold every model "fails" in the same way.
 
-`empty` and `nulls` make a pass cheap, not a failure doubtful: they are `WEAK`.
+A gold that is the fragile side of a refutation (`fragile_side`: it merges two rows sharing a name, keeps
+one of the rows tied at a cut) breaks only in a world the question never meant: on the hand-judged set
+such golds were right 20 times in 21 (docs/judgement.md), so fragility is shown on the row, not flagged.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 SEPARATOR = "; "
 AGREE_MIN = 3
 WEAK = frozenset({"audit:empty", "audit:nulls"})
+WEAK_AUDIT = frozenset({"empty result", "only NULLs"})  # their `gold_suspect` labels
 # gold_suspect's labels (gold_audit.REASONS) back to their codes
 _AUDIT = {
     "empty result": "empty",
@@ -40,26 +41,30 @@ def gold_flags(
     `result_digest`, `refutation_assumption`, `fragile_side`)."""
     flags: list[str] = []
     for label in (gold_suspect or "").split(SEPARATOR):
-        if label in _AUDIT:
+        if label in _AUDIT and f"audit:{_AUDIT[label]}" not in WEAK:
             flags.append(f"audit:{_AUDIT[label]}")
     flags.extend(f"lint:{i}" for i in (gold_lints or "").split(SEPARATOR) if i)
     rows = list(rows)
-    if any(r.get("refutation_assumption") == "duplicate" and r.get("fragile_side") == "gold" for r in rows):
-        flags.append("fragile:duplicate")
-    if _models_agree(rows, mode):
+    if consensus(rows, mode):
         flags.append("models-agree")
     return SEPARATOR.join(flags)
 
 
-def _models_agree(rows: list[Mapping[str, Any]], mode: str) -> bool:
+def consensus(rows: Iterable[Mapping[str, Any]], mode: str) -> str | None:
+    """The result (its digest) that enough models return instead of the gold's for `models-agree`, if any:
+    only a prediction returning that very result is doubted along with the gold."""
     ran = [r for r in rows if r.get(f"ex_{mode}") is not None and r.get("result_digest")]
     failing = Counter(r["result_digest"] for r in ran if r.get(f"ex_{mode}") == 0)
     if not failing:
-        return False
-    most = failing.most_common(1)[0][1]
-    return most >= AGREE_MIN and 2 * most >= len(ran)
+        return None
+    digest, most = failing.most_common(1)[0]
+    return digest if most >= AGREE_MIN and 2 * most >= len(ran) else None
 
 
-def strong(flags: str | None) -> list[str]:
-    """The flags that make a failure against the gold doubtful."""
-    return [f for f in (flags or "").split(SEPARATOR) if f and f not in WEAK]
+def strong(flags: str | None, row: Mapping[str, Any] | None = None) -> list[str]:
+    """The flags that make a failure against the gold doubtful; for a `row`, `models-agree` only when it
+    returns the models' shared result (a prediction that differs from both gold and crowd is not excused)."""
+    kept = [f for f in (flags or "").split(SEPARATOR) if f and f not in WEAK]
+    if row is not None and "models-agree" in kept and row.get("result_digest") != row.get("consensus"):
+        kept.remove("models-agree")
+    return kept

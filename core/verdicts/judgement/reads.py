@@ -89,6 +89,12 @@ def _walk(tree: Any, columns_of: dict[str, set[str]], out: Reads) -> None:
                 first = inner.expressions[0].unalias()
                 if isinstance(first, exp.Column):
                     out.grouped.update(resolve(first))
+    for setop in tree.find_all(exp.SetOperation):  # INTERSECT/EXCEPT/UNION match rows by their values
+        for side in (setop.this, setop.expression):
+            if isinstance(side, exp.Select):
+                for e in side.expressions:
+                    if isinstance(e.unalias(), exp.Column):
+                        out.grouped.update(resolve(e.unalias()))
     for lit in tree.find_all(exp.Literal):
         out.literals.add(_literal(lit))
 

@@ -74,6 +74,7 @@ class Regularities:
     names: dict[tuple[str, str], str] = field(default_factory=dict)  # (table, column) lower → as spelled
     table_names: dict[str, str] = field(default_factory=dict)
     references: set[tuple[str, str]] = field(default_factory=set)  # both ends of every declared foreign key
+    links: set[tuple[tuple[str, str], tuple[str, str]]] = field(default_factory=set)  # (child, parent) keys
     _values: dict[tuple[str, str], frozenset] = field(default_factory=dict)
     path: Path | None = None
 
@@ -86,6 +87,31 @@ class Regularities:
         if key not in self._values:
             self._values[key] = _read_values(self, key)
         return self._values[key]
+
+    def count(
+        self, table: str, column: str, equal: dict[str, object] | None = None, null: bool = False
+    ) -> int:
+        """Rows of the original whose `column` is NULL (`null`) or not, and whose other columns hold the
+        values `equal` gives (column → value, compared as SQLite's `=` does): what the data shows about the
+        rows a question names by its literals. -1 when it cannot be read."""
+        low = table.lower()
+        if self.path is None or low not in self.table_names or (low, column.lower()) not in self.names:
+            return -1
+        conds = [f"{_q(self.names[(low, column.lower())])} IS {'' if null else 'NOT '}NULL"]
+        args: list[object] = []
+        for col, value in (equal or {}).items():
+            if (low, col.lower()) not in self.names:
+                return -1
+            conds.append(f"{_q(self.names[(low, col.lower())])} = ?")
+            args.append(value)
+        conn = _connect(self.path)
+        try:
+            sql = f"SELECT count(*) FROM (SELECT * FROM {_q(self.table_names[low])} LIMIT {SAMPLE}) WHERE "
+            return int(conn.execute(sql + " AND ".join(conds), args).fetchone()[0])
+        except sqlite3.Error:
+            return -1
+        finally:
+            conn.close()
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -134,6 +160,7 @@ def _read_table(conn: sqlite3.Connection, table: str, out: Regularities) -> None
         out.references.add((low_t, str(fk[3]).lower()))
         if fk[4] is not None:
             out.references.add((str(fk[2]).lower(), str(fk[4]).lower()))
+            out.links.add(((low_t, str(fk[3]).lower()), (str(fk[2]).lower(), str(fk[4]).lower())))
     sample = f"(SELECT * FROM {_q(table)} LIMIT {SAMPLE})"
     try:
         rows = conn.execute(f"SELECT count(*) FROM {sample}").fetchone()[0]

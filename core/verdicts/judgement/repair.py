@@ -39,6 +39,10 @@ def repair(conn: sqlite3.Connection, found: list[Breach], regs: Regularities) ->
 
 def _repair_one(conn: sqlite3.Connection, b: Breach, regs: Regularities) -> bool:
     table, col = q(b.table), q(b.column)
+    if b.kind == "empty" and b.column:  # a row no one refers to: it goes, as no such row is in the data
+        for rid in b.rowids:
+            conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (rid,))
+        return True
     if b.kind == "empty":
         return _fill(conn, b.table, regs)
     if b.kind == "dangling":

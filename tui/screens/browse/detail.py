@@ -110,14 +110,21 @@ class DetailMixin(BrowseState):
         from sqltriage.core.sql.diff import sql_diff
         from sqltriage.core.sql.partial_match import partial_match
         from sqltriage.core.suggest import stored_suggestions, suggest_causes
-        from sqltriage.tui.widgets.detail_render import render_breakdown, render_question, render_sql_diff
+        from sqltriage.tui.widgets.detail_render import (
+            render_breakdown,
+            render_judgement,
+            render_question,
+            render_sql_diff,
+        )
 
         schema = self.sources.schemas.get(row["db_id"])
         gold, pred = row.get("gold_sql") or "", row.get("pred_sql") or ""
         resolve = self.resolve_aliases
         diff = sql_diff(gold, pred, schema, resolve=resolve)
         tabs: dict[str, RenderableType] = {
-            "sql": render_sql_diff(diff, error=row.get("error"), resolved=resolve)
+            "sql": Group(
+                render_judgement(row), render_sql_diff(diff, error=row.get("error"), resolved=resolve)
+            )
         }
         if get_current_worker().is_cancelled:
             return
@@ -225,7 +232,11 @@ class DetailMixin(BrowseState):
             self._placeholder.stop()
         # most queries answer within a frame or two: say "running" only if this one does not
         self._placeholder = self.set_timer(0.1, partial(self._show_running, key))
-        self._live_worker(key, row["db_id"], row.get("gold_sql") or "", pred_sql, row.get("ts_witness"))
+        # the assumption line reads the stored witness: shown only while the prediction is the stored one
+        assumes = row.get("refutation_detail") if pred_sql == (row.get("pred_sql") or "") else None
+        self._live_worker(
+            key, row["db_id"], row.get("gold_sql") or "", pred_sql, row.get("ts_witness"), assumes
+        )
 
     def _show_running(self, key: RowKey) -> None:
         if self._live_key == key:
@@ -233,7 +244,13 @@ class DetailMixin(BrowseState):
 
     @work(thread=True, exclusive=True, group="live")
     def _live_worker(
-        self, key: RowKey, db_id: str, gold_sql: str, pred_sql: str, witness: str | None = None
+        self,
+        key: RowKey,
+        db_id: str,
+        gold_sql: str,
+        pred_sql: str,
+        witness: str | None = None,
+        assumes: str | None = None,
     ) -> None:
         from sqltriage.core.datasets.alternatives import labelled
         from sqltriage.core.verdicts.pair_run import Limits, run_gold, run_pair, run_prediction
@@ -274,7 +291,7 @@ class DetailMixin(BrowseState):
                     )
                 elif on_nb.outcomes.get("ex_spider") == 1:
                     reading = "gold and this prediction agree on the witness"
-            shown = Group(shown, Text(""), render_witness(nb, on_nb, tables, reading))
+            shown = Group(shown, Text(""), render_witness(nb, on_nb, tables, reading, assumes))
         self.post_message(LiveResult(key, shown, dict(run.outcomes)))
 
     def on_live_result(self, message: LiveResult) -> None:
