@@ -117,6 +117,8 @@ def print_report(report: dict[str, Any], console: Console) -> None:
                 str(m.get("refuted") or 0),
             )
         console.print(v)
+    if any(m.get("judged_n") for m in models):
+        print_judgement_tables(models, console)
     console.print(
         "[dim]Execution metrics are averaged over the rows whose database exists (n exec); "
         "match metrics over all rows.[/]"
@@ -157,3 +159,24 @@ def print_report(report: dict[str, Any], console: Console) -> None:
     for r in report["error_sources"]:
         et.add_row(r["model"], str(r["errors"]), fmt(r["structural"]), fmt(r["operator"]), fmt(r["variable"]))
     console.print(et)
+
+
+def print_judgement_tables(models: list[dict[str, Any]], console: Console) -> None:
+    """The judgement beside EX per model, and what each model's refutations assume (docs/judgement.md)."""
+    from sqltriage.core.reporting.report import ASSUMPTIONS
+    from sqltriage.tui.widgets.charts import judgement_table
+
+    console.print(judgement_table(models))
+    if not any(m.get("assumes_n") for m in models):
+        return
+    t = Table(
+        title="Refutations of EX passes by what their witness assumes (share of each model's refutations)",
+        title_justify="left",
+    )
+    for col in ("model", "refuted", *ASSUMPTIONS):
+        t.add_column(col, justify="left" if col == "model" else "right")
+    for m in models:
+        n = m.get("assumes_n") or 0
+        shares = [f"{(m.get(f'assumes_{a}') or 0) / n:.0%}" if n else "—" for a in ASSUMPTIONS]
+        t.add_row(m["model"], f"{n:,}", *shares)
+    console.print(t)

@@ -240,6 +240,7 @@ def _page(
         f"intervals are 95 % percentile bootstraps over examples (2000 resamples, seed {seed})</p>",
         "<h2>Metrics</h2>",
         _metrics_table(summary, intervals),
+        _judgement_table(summary),
         "<h2>Figures</h2>",
     ]
     for name, caption, svg in svgs:
@@ -265,6 +266,25 @@ def _metrics_table(summary: list[dict[str, Any]], intervals: dict[str, dict[str,
         cells = "".join(f"<td>{_pct(r.get(c))}{_ci(intervals[c].get(r['model']))}</td>" for c in cols)
         pm = "—" if r.get("pm") is None else f"{r['pm']:.3f}"
         out.append(f"<tr><td>{_e(r['model'])}</td><td>{r['n']:,}</td>{cells}<td>{pm}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _judgement_table(summary: list[dict[str, Any]]) -> str:
+    """EX beside the judgement per model (docs/judgement.md); nothing for a workspace without one."""
+    if not any(r.get("judged_n") for r in summary):
+        return ""
+    out = [
+        "<h3>The judgement beside EX</h3><table><tr><th>model</th><th>ex</th><th>right</th><th>wrong</th>"
+        "<th>unsure</th><th>judged</th></tr>"
+    ]
+    for r in summary:
+        n = r.get("judged_n") or 0
+        cells = "".join(
+            f"<td>{_pct((r.get(f'judged_{c}') or 0) / n if n else None)}</td>"
+            for c in ("right", "wrong", "unsure")
+        )
+        out.append(f"<tr><td>{_e(r['model'])}</td><td>{_pct(r.get('ex'))}</td>{cells}<td>{n:,}</td></tr>")
     out.append("</table>")
     return "".join(out)
 

@@ -325,6 +325,20 @@ def _verified_aggregations() -> list[pl.Expr]:
     ]
 
 
+ASSUMPTIONS = ("none", "tie", "duplicate", "dangling", "null", "empty", "domain")  # docs/judgement.md
+
+
+def _judgement_aggregations() -> list[pl.Expr]:
+    """Per group: how many rows the judgement calls right, wrong and unsure (`judged_<call>`, of
+    `judged_n`), and how many refutations of EX passes need each assumption (`assumes_<kind>`)."""
+    call = pl.col("judgement")
+    out = [call.count().alias("judged_n")]
+    out += [(call == c).sum().alias(f"judged_{c}") for c in ("right", "wrong", "unsure")]
+    out.append(pl.col("refutation_assumption").count().alias("assumes_n"))
+    out += [(pl.col("refutation_assumption") == a).sum().alias(f"assumes_{a}") for a in ASSUMPTIONS]
+    return out
+
+
 def _grouped(frame: pl.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
     """Means of every metric per group (nulls left out, each with its denominator), in one polars pass."""
     if frame.is_empty():
@@ -333,6 +347,9 @@ def _grouped(frame: pl.DataFrame, keys: list[str]) -> list[dict[str, Any]]:
     aggs = _aggregations()
     if "equivalence" in frame.columns and frame.get_column("equivalence").null_count() < frame.height:
         aggs += _verified_aggregations()
+    judged = {"judgement", "refutation_assumption"} <= set(frame.columns)
+    if judged and frame.get_column("judgement").null_count() < frame.height:
+        aggs += _judgement_aggregations()
     return frame.group_by(keys, maintain_order=True).agg(aggs).to_dicts()
 
 

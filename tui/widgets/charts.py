@@ -209,6 +209,29 @@ def verified_table(models: Sequence[dict[str, Any]]) -> Table:
     return t
 
 
+def judgement_table(models: list[dict[str, Any]]) -> Table:
+    """Per model, EX beside the judgement: rows judged right, wrong and unsure (docs/judgement.md)."""
+    t = Table(title="EX and the judgement (right / wrong / unsure)", title_justify="left", expand=False)
+    for col in ("model", "EX", "right", "wrong", "unsure", "judged"):
+        t.add_column(col, justify="left" if col == "model" else "right")
+    for m in models:
+        n = m.get("judged_n") or 0
+        ex = m.get("ex")
+
+        def share(call: str, n: int = n, m: dict[str, Any] = m) -> str:
+            return f"{(m.get(f'judged_{call}') or 0) / n:.3f}" if n else "—"
+
+        t.add_row(
+            m["model"],
+            "—" if ex is None else f"{ex:.3f}",
+            share("right"),
+            share("wrong"),
+            share("unsure"),
+            f"{n:,}",
+        )
+    return t
+
+
 def summary_renderable(
     report: dict[str, Any], frame: pl.DataFrame, metric: str, ex_mode: str
 ) -> RenderableType:
@@ -219,6 +242,8 @@ def summary_renderable(
         parts += [ts_table(report["models"], ex_mode), Text("")]
     if any(m.get("equivalence_n") for m in report["models"]):
         parts += [verified_table(report["models"]), Text("")]
+    if any(m.get("judged_n") for m in report["models"]):
+        parts += [judgement_table(report["models"]), Text("")]
     for facet, rows in report["breakdowns"].items():
         if rows:
             parts += [facet_chart(rows, models, facet, metric), Text("")]
