@@ -166,6 +166,11 @@ def _change(
         if within is not None:
             within(seq)
         ws.update_results(idx, updates)
+    if updates:  # the judgement reads EX: the example's rows are judged again against the golds as they are
+        from sqltriage.core.pipeline.judging import judge_examples
+        from sqltriage.core.verdicts.ex_modes import DEFAULT_MODE, EX_MODES
+
+        judge_examples(ws, dataset.format if dataset.format in EX_MODES else DEFAULT_MODE, [idx])
     return GoldChange(action, idx, sql, model or "", tuple(changed), seq)
 
 
