@@ -167,11 +167,13 @@ def test_calling_it_loads_no_ui_either(tmp_path: Path) -> None:
     assert modules_loaded_by(code, ("textual", "rich", "spacy", "sqltriage.tui")) == []
 
 
-def readme_blocks() -> list[str]:
-    """The ```python blocks of the README's "From Python (notebooks)" section, in order."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("\n## From Python (notebooks)\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+PYTHON_DOC = REPO / "docs" / "python.md"
+
+
+def doc_blocks() -> list[str]:
+    """The ```python blocks of docs/python.md ("From Python (notebooks)"), in order."""
+    text = PYTHON_DOC.read_text(encoding="utf-8")
+    return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
 
 
 def run_cells(blocks: list[str], namespace: dict[str, Any]) -> list[Any]:
@@ -180,15 +182,16 @@ def run_cells(blocks: list[str], namespace: dict[str, Any]) -> list[Any]:
     for block in blocks:
         tree = ast.parse(block)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-        exec(compile(tree, "README.md", "exec"), namespace)
+        exec(compile(tree, "docs/python.md", "exec"), namespace)
         if last is not None:
             expr = ast.Expression(last.value)
-            shown.append(eval(compile(expr, "README.md", "eval"), namespace))
+            shown.append(eval(compile(expr, "docs/python.md", "eval"), namespace))
     return shown
 
 
-def test_the_readme_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    blocks = readme_blocks()
+def test_the_documented_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/python.md's examples, run as notebook cells, show what the text says."""
+    blocks = doc_blocks()
     assert blocks and len([line for line in blocks[0].splitlines() if line.strip()]) == 5
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, Any] = {}

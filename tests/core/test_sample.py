@@ -145,7 +145,8 @@ def test_tables_json_is_spider_shaped() -> None:
 
 
 def test_rebuilding_reproduces_the_sample(tmp_path: Path) -> None:
-    """The README's command, run into another folder, gives the same tables.json and table contents."""
+    """The command of docs/development.md, run into another folder, gives the same tables.json and table contents."""
+    assert "python samples/build_sample.py" in (REPO / "docs" / "development.md").read_text(encoding="utf-8")
     subprocess.run(
         [sys.executable, "samples/build_sample.py", "--out", str(tmp_path)],
         cwd=REPO,
