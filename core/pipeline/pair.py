@@ -363,8 +363,21 @@ def _judgement_inputs(
 ) -> dict[str, Any]:
     """What the judgement reads of this row's databases (verdicts/judgement/columns.py); the judgement
     itself is made once every model's row of the example is in (pipeline/judging.py)."""
-    from sqltriage.core.verdicts.judgement.columns import judgement_columns
+    from functools import partial
 
+    from sqltriage.core.verdicts.judgement.columns import judgement_columns
+    from sqltriage.core.verdicts.judgement.realistic import other_witnesses
+
+    others = partial(
+        other_witnesses,
+        gold.example.gold_sql,
+        pred_sql,
+        gold.neighbours,
+        skip=str(row.get("ts_witness")),
+        timeout=options.timeout,
+        max_rows=options.max_rows,
+        extra_foreign_keys=gold.schema.foreign_keys if gold.schema is not None else (),
+    )
     return judgement_columns(
         gold.example.gold_sql,
         pred_sql,
@@ -374,6 +387,7 @@ def _judgement_inputs(
         pred_result,
         timeout=options.timeout,
         max_rows=options.max_rows,
+        others=others if gold.neighbours else None,
     )
 
 

@@ -80,4 +80,5 @@ EXTRA_COLUMNS = (
     "gold_error_kind",
     "suggested_why",
     "difference",  # a difference a reader may forgive (the judgement's `unsure`)
+    "refutation_witness",  # a realistic witness of another neighbour (docs/judgement.md)
 )

@@ -8,13 +8,22 @@ the same way). `judgement` itself waits for every model's row of the example (pi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sqltriage.core.verdicts.exec_result import ExecResult
 
-KEYS = ("refutation_assumption", "refutation_detail", "fragile_side", "difference", "result_digest")
+KEYS = (
+    "refutation_assumption",
+    "refutation_detail",
+    "fragile_side",
+    "refutation_witness",
+    "difference",
+    "result_digest",
+)
 ORIGINAL = "original"
 
 
@@ -29,8 +38,10 @@ def judgement_columns(
     mode: str = "spider",
     timeout: float,
     max_rows: int,
+    others: Callable[[], Iterable[Path]] | None = None,
 ) -> dict[str, Any]:
-    """The columns to add to `row` (whose EX, `ex_ts`, `ts_witness` and `equivalence` are set)."""
+    """The columns to add to `row` (whose EX, `ex_ts`, `ts_witness` and `equivalence` are set); `others`
+    gives the other neighbours' witnesses, tried when the row's own needs an assumption (realistic.py)."""
     from sqltriage.core.verdicts.judgement.difference import forgivable, result_digest
 
     out: dict[str, Any] = dict.fromkeys(KEYS)
@@ -43,9 +54,18 @@ def judgement_columns(
     refuted = row.get("ex_ts") == 0 or row.get("equivalence") == "refuted"
     if ex != 1 or not refuted or db_path is None or not witness or witness == ORIGINAL:
         return out
-    from sqltriage.core.verdicts.judgement.assumption import classify
+    from sqltriage.core.verdicts.judgement.assumption import NONE, classify
 
     found = classify(Path(witness), db_path, gold_sql, pred_sql, timeout=timeout, max_rows=max_rows)
+    if found is not None and found.kind != NONE and others is not None:
+        for path in others():
+            other = classify(path, db_path, gold_sql, pred_sql, timeout=timeout, max_rows=max_rows)
+            if other is not None and other.kind == NONE:
+                out["refutation_witness"] = str(path)
+                found = replace(
+                    other, detail=f"{other.detail} (another neighbour's; the first needed: {found.kind})"
+                )
+                break
     if found is not None:
         out.update(
             refutation_assumption=found.kind,

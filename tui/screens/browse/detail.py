@@ -233,10 +233,11 @@ class DetailMixin(BrowseState):
         # most queries answer within a frame or two: say "running" only if this one does not
         self._placeholder = self.set_timer(0.1, partial(self._show_running, key))
         # the assumption line reads the stored witness: shown only while the prediction is the stored one
-        assumes = row.get("refutation_detail") if pred_sql == (row.get("pred_sql") or "") else None
-        self._live_worker(
-            key, row["db_id"], row.get("gold_sql") or "", pred_sql, row.get("ts_witness"), assumes
-        )
+        stored = pred_sql == (row.get("pred_sql") or "")
+        assumes = row.get("refutation_detail") if stored else None
+        # the realistic witness the judgement kept, when the row's own needed a world never meant
+        witness = (row.get("refutation_witness") if stored else None) or row.get("ts_witness")
+        self._live_worker(key, row["db_id"], row.get("gold_sql") or "", pred_sql, witness, assumes)
 
     def _show_running(self, key: RowKey) -> None:
         if self._live_key == key:
