@@ -36,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import suggest_bench
 
         return suggest_bench.main(argv[1:])
+    if argv[:1] == ["judgement"]:  # the judgement, lints and assumptions as a share of eval --verify
+        from tests.bench import judgement_bench
+
+        return judgement_bench.main(argv[1:])
     if argv[:1] == ["findings"]:  # slices, compare and report on the 42-system workspace
         from tests.bench import findings_bench
 

@@ -219,7 +219,10 @@ def test_membership_counts_are_live(frame: pl.DataFrame) -> None:
     assert counts == facets.facet_counts(prepared, f)
     for facet in facets.MEMBERSHIP_FACETS:
         listed = counts[facets.membership_key(facet)]
-        if facet in ("annotators", "gold_flags"):  # none under this filter (test_team, test_judgement cover them)
+        if facet in (
+            "annotators",
+            "gold_flags",
+        ):  # none under this filter (test_team, test_judgement cover them)
             continue
         assert listed, facet
         for option, n in listed:
