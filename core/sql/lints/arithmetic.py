@@ -40,7 +40,7 @@ def _is_percentage(node: exp.Div) -> bool:
     while isinstance(parent, exp.Paren):
         parent = parent.parent
     scaled = [parent] if isinstance(parent, exp.Mul) else []
-    scaled += [n for n in node.this.find_all(exp.Mul)]
+    scaled += list(node.this.find_all(exp.Mul))
     return any(
         isinstance(side, exp.Literal) and side.this in ("100", "100.0")
         for mul in scaled

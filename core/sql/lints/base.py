@@ -35,6 +35,7 @@ class LintHit:
 
 # Value kinds a lint reasons about: an integer, a real, a number of unknown kind, text, a date or time.
 INT, REAL, NUMBER, TEXT, TIME = "int", "real", "number", "text", "time"
+NULL_KIND = "null"  # a NULL literal, or a CASE branch left out: no kind of its own
 _SCHEMA_KINDS = {
     "integer": INT,
     "int": INT,
@@ -68,11 +69,13 @@ class Query:
             self._key_tables[t] = self._key_tables.get(t, 0) + 1
 
     def nodes(self, *kinds: type[exp.Expression]) -> Iterator[exp.Expression]:
-        """Every node of exactly these types (sqlglot's classes are leaves: EQ, Count, Div, …)."""
+        """Every node of exactly these types, from the one walk: sixteen lints walking the tree each would
+        cost more than the rest of linting (sqlglot's classes asked for are leaves: EQ, Count, Div, …)."""
         for kind in kinds:
             yield from self._nodes.get(kind, ())
 
     def has_question(self, pattern: re.Pattern[str]) -> bool:
+        """Without a question nothing is said, so a lint that needs one stays silent."""
         return bool(self.question) and pattern.search(self.question) is not None
 
     # ----- columns -----
@@ -105,7 +108,8 @@ class Query:
         return _SCHEMA_KINDS.get(found[1].type.lower()) if found else None
 
     def is_key(self, table: str, column: str) -> bool:
-        """The column alone is its table's primary key (so unique: no two rows tie on it)."""
+        """The column alone is its table's primary key: no two rows share it (part of a composite key
+        is no such promise)."""
         t = table.lower()
         return (t, column.lower()) in self._keys and self._key_tables.get(t) == 1
 
@@ -117,6 +121,8 @@ class Query:
         return next(c for tt, c in self._keys if tt == t)
 
     def _scope(self, select: exp.Select) -> tuple[dict[str, str | None], list[dict[str, str | None]]]:
+        """The SELECT's own sources and its enclosing queries' (a correlated column reads those), kept per
+        SELECT: every column of it asks."""
         found = self._scopes.get(id(select))
         if found is None:
             outer = []
@@ -163,9 +169,6 @@ class Query:
         if isinstance(node, exp.Null):
             return NULL_KIND
         return None
-
-
-NULL_KIND = "null"
 
 
 def _branches(node: exp.Case | exp.If) -> list[exp.Expression]:

@@ -50,11 +50,11 @@ def _same_alias_pair(eq: exp.EQ) -> bool:
 
 def join_not_linking(q: Query) -> Iterator[str]:
     for select in q.nodes(exp.Select):
-        sources = scope_sources(select)
+        sources, joins = scope_sources(select), select.args.get("joins") or []
         names = [(s.alias_or_name or "").lower() for s in sources]
-        if len(set(names)) != len(names) or "" in names:
+        if len(sources) != 1 + len(joins) or len(set(names)) != len(names) or "" in names:
             continue  # an unnamed or repeated source: which side a column is on cannot be told
-        for position, join in enumerate(select.args.get("joins") or [], start=1):
+        for position, join in enumerate(joins, start=1):
             on = join.args.get("on")
             if not isinstance(on, exp.Expression) or any(_same_alias_pair(e) for e in _own_equalities(join)):
                 continue

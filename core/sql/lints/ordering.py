@@ -49,7 +49,7 @@ _SEVERAL = re.compile(
 
 
 def limit_without_order(q: Query) -> Iterator[str]:
-    for node in q.nodes(exp.Select, exp.Union):
+    for node in q.nodes(exp.Select, exp.Union, exp.Intersect, exp.Except):
         limit = node.args.get("limit")
         if limit is None or node.args.get("order") is not None:
             continue
