@@ -236,7 +236,21 @@ def gold_row(gold: GoldContext) -> dict[str, Any]:
         "gold_rows": len(result.rows) if result is not None and result.ok else None,
         "gold_suspect": gold.audit.labels if gold.audit is not None else None,
         "gold_suspect_detail": (gold.audit.detail or None) if gold.audit is not None else None,
+        "gold_lints": _lints(gold.parsed, gold.schema, gold.example.question),
     }
+
+
+def _lints(parsed: ParsedQuery | None, schema: Schema | None, question: str) -> str | None:
+    """The query's lint ids (docs/lints.md) read off its parse, once per parse and question (paraphrases
+    share a gold's parse); None when it has no tree to read."""
+    if parsed is None or parsed.tree is None:
+        return None
+    from sqltriage.core.sql.lints import format_lints, lint_query
+
+    tree = parsed.tree
+    return parsed.derived(
+        ("lints", schema, question), lambda: format_lints(lint_query(tree, schema, question))
+    )
 
 
 def _categories(parsed: ParsedQuery, schema: Schema | None, subs: tuple[Subquery, ...]) -> QueryCategories:
@@ -314,6 +328,7 @@ def evaluate_pair(
         row.update(dict.fromkeys(("sm", "om", "vm", "pm"), 0.0 if gold.parsed.ok else None))
         row.update(dict.fromkeys(("sm_authors", "om_authors", "vm_authors", "pm_authors"), None))
         row.update(authors_note=reason)
+    row["pred_lints"] = _lints(row.get("_pred_parsed"), gold.schema, gold.example.question)
     error, kind = None, None
     if not pred_sql.strip():
         error, kind = "empty prediction", "empty"
