@@ -201,6 +201,7 @@ def test_flags_list_audit_lints_and_agreement_but_not_an_empty_gold() -> None:
     )
     assert flagged == "audit:tie; lint:count-case-else-zero; models-agree"
     assert gold_flags("empty result", None, [], "spider") == ""
+    assert gold_flags(None, "group-by-name", [], "spider") == ""  # an advisory lint is listed, not a doubt
 
 
 def test_models_agree_excuses_only_the_shared_result() -> None:
@@ -263,7 +264,13 @@ def test_models_agree_excuses_only_the_shared_result() -> None:
         ({"ex_spider": 1, "ex_ts": 0}, "", "unsure", "could not be read"),
         ({"ex_spider": 1, "gold_suspect": "empty result"}, "", "unsure", "finds nothing"),
         ({"ex_spider": 1, "pred_lints": "limit-without-order-by"}, "", "unsure", "likely mistake"),
-        ({"ex_spider": 1, "pred_lints": "x", "gold_lints": "x"}, "", "right", "passes EX"),
+        (
+            {"ex_spider": 1, "pred_lints": "self-comparison", "gold_lints": "self-comparison"},
+            "",
+            "right",
+            "passes EX",
+        ),
+        ({"ex_spider": 1, "pred_lints": "group-by-name"}, "", "right", "passes EX"),  # advisory: no doubt
     ],
 )
 def test_decision_table(row: dict[str, Any], flags: str, call: str, why: str) -> None:

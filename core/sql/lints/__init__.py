@@ -20,7 +20,7 @@ import sqltriage.core.sql.lints.ordering as ordering
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.lints.base import Check, Lint, LintHit, Query
 
-__all__ = ["LINTS", "Lint", "LintHit", "format_lints", "lint_query"]
+__all__ = ["DOUBTING", "LINTS", "Lint", "LintHit", "format_lints", "lint_query"]
 
 _CHECKS: tuple[tuple[Lint, Check], ...] = (
     *counting.CHECKS,
@@ -32,6 +32,7 @@ _CHECKS: tuple[tuple[Lint, Check], ...] = (
     *nulls.CHECKS,
 )
 LINTS: tuple[Lint, ...] = tuple(lint for lint, _ in _CHECKS)
+DOUBTING: frozenset[str] = frozenset(lint.id for lint in LINTS if lint.doubts)  # ids that doubt a query
 SEPARATOR = "; "
 
 

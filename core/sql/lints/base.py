@@ -23,6 +23,9 @@ class Lint:
     id: str  # kebab-case, stable: stored in the workspace's gold_lints / pred_lints
     title: str
     explanation: str
+    # A hit doubts the query in the judgement (a gold flag; an EX pass made unsure). Advisory lints (False)
+    # are listed but doubt nothing: they mark a fragility the benchmarks' accepted golds share.
+    doubts: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ TEXT_COMPARED_WITH_NUMBER = Lint(
     "a text column ordered against a number",
     "The schema types the column as text: `<`, `>` and BETWEEN against a number compare the digits as "
     "text in SQLite ('10' < '9'), and in other engines fail; a CAST or a number column was meant.",
+    doubts=False,
 )
 NUMBER_COMPARED_WITH_WORD = Lint(
     "number-compared-with-word",

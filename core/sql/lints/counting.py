@@ -21,6 +21,7 @@ COUNT_WITHOUT_DISTINCT = Lint(
     "question counts different things, COUNT has no DISTINCT",
     "The question asks how many different (distinct, unique) things there are, yet the query counts a column "
     "that is not a key without DISTINCT, so a value met twice is counted twice.",
+    doubts=False,
 )
 
 

@@ -15,6 +15,7 @@ GROUP_BY_NAME = Lint(
     "GROUP BY a name while the table's key is at hand",
     "Grouping by a name or title merges the rows of two things that share it (two students named Smith); "
     "the query already uses the table's key, which was meant as the group (with the name beside it).",
+    doubts=False,
 )
 HAVING_WITHOUT_GROUP_BY = Lint(
     "having-without-group-by",

@@ -18,6 +18,7 @@ NOT_IN_NULLABLE = Lint(
     "`x NOT IN (SELECT c …)` is never true once c holds a NULL, so the query silently finds nothing; c is "
     "neither a key nor a foreign key of its table (an attribute, where NULL means unknown), and nothing keeps "
     "NULLs out: NOT EXISTS, or `WHERE c IS NOT NULL` inside, was meant.",
+    doubts=False,
 )
 
 

@@ -23,6 +23,7 @@ LIMIT_ONE_DROPS_TIES = Lint(
     "The sort key is not unique per schema, so several rows can share the top value; LIMIT 1 keeps one of "
     "them at random while the question asks for all of them (a comparison with MAX/MIN in a subquery was "
     "meant).",
+    doubts=False,
 )
 AGGREGATE_IN_WHERE = Lint(
     "aggregate-in-where",

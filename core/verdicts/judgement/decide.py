@@ -77,9 +77,12 @@ def _passed(row: Mapping[str, Any], flags: str | None, mode: str) -> tuple[str, 
 
 
 def _new_lints(row: Mapping[str, Any]) -> str:
-    """The prediction's lints that the gold does not share."""
+    """The prediction's lints that doubt it and that the gold does not share."""
+    from sqltriage.core.sql.lints import DOUBTING
+
     gold = set((row.get("gold_lints") or "").split(SEPARATOR))
-    return ", ".join(i for i in (row.get("pred_lints") or "").split(SEPARATOR) if i and i not in gold)
+    found = (row.get("pred_lints") or "").split(SEPARATOR)
+    return ", ".join(i for i in found if i in DOUBTING and i not in gold)
 
 
 def _first_line(text: str) -> str:

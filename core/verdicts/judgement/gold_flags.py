@@ -4,7 +4,8 @@ Ids, '; '-separated in a fixed order (docs/judgement.md):
 
 - `audit:<code>`: the gold audit (`gold_suspect`): `tie`, `limit_without_order`, `fails`, `times_out` (an
   empty or all-NULL result stays in `gold_suspect` only: it makes a pass cheap, not the gold doubtful);
-- `lint:<id>`: a semantic lint fires on the gold (docs/lints.md);
+- `lint:<id>`: a semantic lint that doubts its query fires on the gold (docs/lints.md; advisory lints,
+  such as grouping by a name, are listed in `gold_lints` only);
 - `models-agree`: at least `AGREE_MIN` models, and at least half of those whose prediction runs, fail EX
   with one and the same other result: a gold every model "fails" in the same way.
 
@@ -43,7 +44,9 @@ def gold_flags(
     for label in (gold_suspect or "").split(SEPARATOR):
         if label in _AUDIT and f"audit:{_AUDIT[label]}" not in WEAK:
             flags.append(f"audit:{_AUDIT[label]}")
-    flags.extend(f"lint:{i}" for i in (gold_lints or "").split(SEPARATOR) if i)
+    from sqltriage.core.sql.lints import DOUBTING
+
+    flags.extend(f"lint:{i}" for i in (gold_lints or "").split(SEPARATOR) if i in DOUBTING)
     rows = list(rows)
     if consensus(rows, mode):
         flags.append("models-agree")
