@@ -400,6 +400,7 @@ def _judgement_inputs(
         row,
         gold.result,
         pred_result,
+        mode=gold.ex_mode,
         timeout=options.timeout,
         max_rows=options.max_rows,
         others=others if gold.neighbours else None,

@@ -8,6 +8,7 @@ the same way). `judgement` itself waits for every model's row of the example (pi
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -54,12 +55,39 @@ def judgement_columns(
     refuted = row.get("ex_ts") == 0 or row.get("equivalence") == "refuted"
     if ex != 1 or not refuted or db_path is None or not witness or witness == ORIGINAL:
         return out
+    key = (gold_sql, pred_sql, witness, str(db_path), mode, timeout, max_rows)
+    if key not in _REFUTED:  # models often predict the same text: one refutation, read once per process
+        _REFUTED[key] = _refutation(
+            gold_sql, pred_sql, Path(witness), db_path, mode, timeout, max_rows, others
+        )
+        if len(_REFUTED) > _MEMO_SIZE:
+            _REFUTED.popitem(last=False)
+    out.update(_REFUTED[key])
+    return out
+
+
+_MEMO_SIZE = 256
+_REFUTED: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+
+
+def _refutation(
+    gold_sql: str,
+    pred_sql: str,
+    witness: Path,
+    db_path: Path,
+    mode: str,
+    timeout: float,
+    max_rows: int,
+    others: Callable[[], Iterable[Path]] | None,
+) -> dict[str, Any]:
+    """The columns of a refuted EX pass: its assumption, kept from the most realistic witness."""
     from sqltriage.core.verdicts.judgement.assumption import NONE, classify
 
-    found = classify(Path(witness), db_path, gold_sql, pred_sql, timeout=timeout, max_rows=max_rows)
+    out: dict[str, Any] = {}
+    found = classify(witness, db_path, gold_sql, pred_sql, mode=mode, timeout=timeout, max_rows=max_rows)
     if found is not None and found.kind != NONE and others is not None:
         for path in others():
-            other = classify(path, db_path, gold_sql, pred_sql, timeout=timeout, max_rows=max_rows)
+            other = classify(path, db_path, gold_sql, pred_sql, mode=mode, timeout=timeout, max_rows=max_rows)
             if other is not None and other.kind == NONE:
                 out["refutation_witness"] = str(path)
                 found = replace(

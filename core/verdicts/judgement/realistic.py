@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sqltriage.core.verdicts.testsuite.match import NeighbourGold
 
-TRIES = 3  # other refuting neighbours shrunk at most, per row: a realistic one is usually among the first
+TRIES = (
+    1  # other refuting neighbours shrunk at most, per row: each costs a shrink (docs/judgement.md, "Cost")
+)
 
 
 def other_witnesses(
