@@ -13,7 +13,7 @@ from sqltriage.core.verdicts.execution import execute
 from sqltriage.core.workspace.store import Workspace
 from sqltriage.tui.screens.help import HelpScreen
 from sqltriage.tui.widgets.detail_pane import DetailPane
-from sqltriage.tui.widgets.examples_table import ExamplesTable
+from sqltriage.tui.widgets.examples_table import COLUMNS, ExamplesTable
 from sqltriage.tui.widgets.facet_panel import FacetPanel
 
 from .conftest import TAG, Evaluated, running, screen_lines, settle
@@ -187,7 +187,8 @@ async def test_sort_by_pm(sample_ws: Evaluated) -> None:
         await settle(app, pilot)
         table = screen.query_one(ExamplesTable)
         first = table.get_row_at(0)
-        assert float(first[6]) == sample_ws.frame.get_column("pm").min()
+        at = [name for name, _, _ in COLUMNS].index("pm")
+        assert float(first[at]) == sample_ws.frame.get_column("pm").min()
 
 
 def failing_row(frame: pl.DataFrame) -> dict:
