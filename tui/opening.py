@@ -50,7 +50,8 @@ class FirstPage:
 # The frame's rows (`report.load_frame`: results of the models and examples stored, in model order, then
 # example order) with the table's columns; `ex` as the EX mode shows it (`facets.use_ex_mode`).
 _FIRST_ROWS_SQL = (
-    "SELECT r.idx AS [index], e.db_id, e.question, r.model, r.[ex_{mode}] AS ex, r.em, r.pm, e.structural, "
+    "SELECT r.idx AS [index], e.db_id, e.question, r.model, r.judgement, e.gold_flags, "
+    "r.[ex_{mode}] AS ex, r.em, r.pm, e.structural, "
     "e.operators, e.hardness, (SELECT group_concat(tag, ', ') FROM (SELECT tag FROM tags t "
     "WHERE t.idx = r.idx AND t.model = r.model ORDER BY tag)) AS tags "
     "FROM results r JOIN examples e ON e.idx = r.idx WHERE r.model = ? ORDER BY r.idx LIMIT ?"

@@ -34,9 +34,13 @@ WORKER_MODULES = (
     "sqltriage.core.sql.authors_match",
     "sqltriage.core.sql.categories",
     "sqltriage.core.sql.exact_match",
+    "sqltriage.core.sql.lints",
     "sqltriage.core.sql.partial_match",
     "sqltriage.core.suggest",
     "sqltriage.core.verdicts.gold_audit",
+    "sqltriage.core.verdicts.judgement.columns",
+    "sqltriage.core.verdicts.judgement.difference",
+    "sqltriage.core.verdicts.judgement.realistic",
     "sqltriage.core.verdicts.pair_run",  # a pair's EX modes: exec_compare and official EX with it
 )
 

@@ -39,7 +39,7 @@ async def test_every_example_with_a_join_in_one_choice(sample_ws: Evaluated) -> 
     joins = frame.filter(has("operators", "J"))
     assert joins.get_column("operators").n_unique() > 1  # several combinations hold a join
     app = create_app(sample_ws.workspace, sample_ws.inputs.dataset, sample_ws.inputs.predictions, OPTIONS)
-    async with app.run_test(size=(160, 80)) as pilot:  # tall enough for both sections open
+    async with app.run_test(size=(160, 100)) as pilot:  # tall enough for both sections open
         screen = await wait_ready(app, pilot)
         for facet in ("operators", "structural"):
             await open_section(app, pilot, facet)
