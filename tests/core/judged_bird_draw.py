@@ -31,11 +31,13 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
+from tests.conftest import SHARED_DATA
+
 SEED = 40
 N_MODEL = {"simple": 70, "moderate": 55, "challenging": 35}
 SOURCE = "chatgpt_kg"
 SEPARATOR = "\t----- bird -----\t"
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "bird_dev"
+DATA = SHARED_DATA / "bird_dev"
 
 Schema = dict[str, dict[str, str]]  # table (lower case) -> column name -> declared type (lower case)
 
@@ -365,15 +367,15 @@ def _schema_text(db_id: str, sqls: list[str], data: Path) -> str:
     for t, name in enumerate(names):
         if not re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", text):
             continue
-        parts = [
-            f"{c} {db['column_types'][k]}{' PK' if k in pks else ''}"
-            for k, (tt, c) in enumerate(cols)
-            if tt == t
-        ]
+        mine = [(k, c) for k, (tt, c) in enumerate(cols) if tt == t]
+        shown = [(k, c) for k, c in mine if k in pks or c.lower() in text]  # wide tables: what is named
+        parts = [f"{c} {db['column_types'][k]}{' PK' if k in pks else ''}" for k, c in shown]
+        if len(shown) < len(mine):
+            parts.append(f"+{len(mine) - len(shown)} more")
         fks = [
             f"{cols[a][1]}->{names[cols[b][0]]}.{cols[b][1]}"
             for a, b in db["foreign_keys"]
-            if cols[a][0] == t
+            if cols[a][0] == t and cols[a][1].lower() in text
         ]
         lines.append(f"    {name}({', '.join(parts)})" + (f" FK {', '.join(fks)}" if fks else ""))
     return "\n".join(lines)
