@@ -113,11 +113,11 @@ class MysqlEngine(Engine):
             conn.timeout_s = None
             return conn
 
-        return self._kept.get((url.host, url.port, url.user, dbname), connect)
+        return self._kept.get(url.key(dbname), connect)
 
     def _drop(self, ref: DbRef) -> None:
         url = server_of(ref)
-        self._kept.drop((url.host, url.port, url.user, url.database(ref.db_id)))
+        self._kept.drop(url.key(url.database(ref.db_id)))
 
     def close(self) -> None:
         self._kept.close_all()
@@ -156,12 +156,18 @@ class MysqlEngine(Engine):
                 fetched = cur.fetchmany(max_rows + 1)
                 truncated = len(fetched) > max_rows
                 if truncated:  # the rest is never read: the connection goes, the server stops sending
+                    if cur._result is not None:
+                        cur._result.unbuffered_active = False  # nothing left to drain on close
                     self._drop(ref)
                 else:
                     cur.close()
                     conn.rollback()
-            except BaseException:
-                self._drop(ref) if conn.open is False else None
+                    if time.perf_counter() - started >= timeout:
+                        # MariaDB's SLEEP and BENCHMARK answer a row when its limit cuts them, no error
+                        return failure("timeout", f"timed out after {timeout:g} s (cut by the server's "
+                                       "statement time limit)", started)  # fmt: skip
+            except pymysql.err.InterfaceError:
+                self._drop(ref)
                 raise
         except pymysql.MySQLError as exc:
             kind = _kind(exc)

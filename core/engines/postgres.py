@@ -101,11 +101,11 @@ class PostgresEngine(Engine):
             conn.timeout_ms = None  # the statement_timeout set on the session
             return conn
 
-        return self._kept.get((url.host, url.port, url.user, dbname), connect)
+        return self._kept.get(url.key(dbname), connect)
 
     def _drop(self, ref: DbRef) -> None:
         url = server_of(ref)
-        self._kept.drop((url.host, url.port, url.user, url.database(ref.db_id)))
+        self._kept.drop(url.key(url.database(ref.db_id)))
 
     def close(self) -> None:
         self._kept.close_all()
@@ -125,7 +125,11 @@ class PostgresEngine(Engine):
         try:
             conn = self._session(ref)
         except psycopg.Error as exc:
-            kind = "db_missing" if "does not exist" in str(exc) else "db_unreadable"
+            kind = (
+                "db_missing"
+                if f'database "{url.database(ref.db_id)}" does not exist' in str(exc)
+                else "db_unreadable"
+            )
             return failure(kind, unreachable(url, ref.db_id, exc), started)
         try:
             ms = max(1, int(timeout * 1000))

@@ -50,6 +50,11 @@ class ServerUrl:
         name = self.database(db_id) if db_id is not None else self.dbname
         return f"{self.engine}://{at}{self.host}{port}/{name}"
 
+    def key(self, dbname: str) -> tuple:
+        """What a kept connection is for: the login with its password (a connection opened with one
+        password is never reused for a URL with another), the server and the database."""
+        return (self.engine, self.host, self.port, self.user, self.password, dbname, self.params)
+
     def ref(self, db_id: str) -> DbRef:
         """The reference of `db_id` on this server."""
         return DbRef(self.engine, self.redacted(db_id), db_id, self)

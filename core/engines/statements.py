@@ -52,6 +52,8 @@ _NOT_QUERY_WORDS = frozenset(
         "INSTALL", "UNINSTALL", "FLUSH", "PURGE", "RENAME", "OUTFILE", "DUMPFILE", "USE",
     }
 )  # fmt: skip
+_KNOWN_OTHERS = frozenset({"SHOW", "EXPLAIN", "DESCRIBE", "DESC", "PRAGMA", "SUMMARIZE", "OPTIMIZE", "CHECK",
+                           "REPAIR", "BACKUP", "RESTORE", "BINLOG", "CACHE", "HELP", "SIGNAL", "RESIGNAL"})  # fmt: skip
 _QUERY_STARTS = frozenset({"SELECT", "WITH", "VALUES", "TABLE", "(", "L_PAREN"})
 _DIALECT_TOKENIZERS: dict[str, tokens.Tokenizer] = {}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -113,6 +115,8 @@ def check(sql: str, dialect: str) -> str:
     except (ParseError, TokenError, RecursionError, ValueError):
         trees = None
     if trees is None:  # the server's parser decides validity; only the shape is checked here
+        if first not in _QUERY_STARTS | _NOT_QUERY_WORDS | _KNOWN_OTHERS:
+            raise Refused("syntax", f"not a statement: {first}")
         if first not in _QUERY_STARTS:
             raise Refused("forbidden", f"only queries are run ({first} is not one)")
         words = {t.text.upper() for t in toks if t.token_type != tokens.TokenType.STRING}
@@ -124,6 +128,8 @@ def check(sql: str, dialect: str) -> str:
     if len(trees) != 1:
         raise Refused("multiple_statements", "only one statement is run per query")
     tree = trees[0]
+    if isinstance(tree, exp.Command) and str(tree.this).upper() not in _NOT_QUERY_WORDS | _KNOWN_OTHERS:
+        raise Refused("syntax", f"not a statement: {str(tree.this)[:40]}")
     if not isinstance(tree, exp.Query | exp.Values):
         what = tree.key.upper() if not isinstance(tree, exp.Command) else str(tree.this).upper()
         raise Refused("forbidden", f"only read-only queries are run ({what} is not one)")
