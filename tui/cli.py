@@ -275,6 +275,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     q.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
+    p = sub.add_parser("db", help="`db copy SOURCE --to URL`: SQLite databases into PostgreSQL or MySQL")
+    db_sub = p.add_subparsers(dest="db_command", metavar="copy")
+    q = db_sub.add_parser(
+        "copy",
+        help="load SQLite databases (a file, or a folder of <db_id>/<db_id>.sqlite) into a server, with types, "
+        "keys and indexes (docs/engines.md)",
+    )
+    q.add_argument("source", metavar="SOURCE", help="a .sqlite file or a folder of <db_id>/<db_id>.sqlite")
+    q.add_argument(
+        "--to",
+        required=True,
+        metavar="URL",
+        help="postgresql://user@host:port/dbname or mysql://…; {db_id} in the name: one database each",
+    )
+    q.add_argument("--replace", action="store_true", help="drop and copy again tables that are already there")
+    q.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
     p = sub.add_parser("analyze", help="the dataset-analysis report: query, database and question axes")
     _add_inputs(p)
     p.add_argument("--pipeline", metavar="NAME", help="spaCy pipeline for question features")

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqltriage.core.engines.base import TableInfo
+from sqltriage.core.engines.base import DbSchema, TableInfo
 
 # booleans stay integers (as SQLite holds them): the dialects' gold queries compare them with 0 and 1
 KINDS = ("integer", "bigint", "double", "decimal", "text", "blob", "date", "timestamp")
@@ -60,8 +60,28 @@ def affinity(declared: str) -> str:
     return "numeric"
 
 
-def plan_table(conn: sqlite3.Connection, table: TableInfo) -> tuple[list[ColumnPlan], list[str]]:
-    """The target type of each column and notes on those that could not keep their declared family."""
+def key_partners(schema: DbSchema) -> dict[tuple[str, str], str]:
+    """(table, column) → the declared type of the column a foreign key joins it with, both ways."""
+    declared = {(t.name.lower(), c.name.lower()): c.type for t in schema.tables for c in t.columns}
+    out: dict[tuple[str, str], str] = {}
+    for t in schema.tables:
+        for fk in t.foreign_keys:
+            for a, b in zip(fk.columns, fk.ref_columns, strict=False):
+                here, there = (t.name.lower(), a.lower()), (fk.ref_table.lower(), (b or "").lower())
+                if there in declared:
+                    out.setdefault(here, declared[there])
+                    out.setdefault(there, declared[here])
+    return out
+
+
+def plan_table(
+    conn: sqlite3.Connection, table: TableInfo, partners: dict[tuple[str, str], str] | None = None
+) -> tuple[list[ColumnPlan], list[str]]:
+    """The target type of each column and notes on those that could not keep their declared family.
+
+    A text column holding only integers written as text (Spider's `Year`, ids declared text) becomes an
+    integer, unless a foreign key joins it to a text column: SQLite compares it with numbers and integer
+    columns by value (its type affinity), where a server would refuse `text = integer` or compare text."""
     plans, notes = [], []
     t = _q(table.name)
     for col in table.columns:
@@ -72,6 +92,22 @@ def plan_table(conn: sqlite3.Connection, table: TableInfo) -> tuple[list[ColumnP
         declared = col.type
         aff, d = affinity(declared), declared.lower()
         kind = _kind(conn, t, c, aff, d, set(kinds))
+        partner = (partners or {}).get((table.name.lower(), col.name.lower()))
+        if (
+            kind == "text"
+            and kinds == {"text": kinds.get("text", 0)}
+            and (partner is None or affinity(partner) != "text")
+        ):
+            odd, fractions = conn.execute(
+                f"SELECT sum({c} NOT GLOB '[0-9]*' AND {c} NOT GLOB '-[0-9]*' OR {c} GLOB '*[^0-9.-]*'"
+                f" OR {c} GLOB '?*-*' OR {c} GLOB '*.*.*' OR {c} GLOB '*.' OR {c} GLOB '0[0-9]*'"
+                f" OR length({c}) > 18), sum({c} GLOB '*.*') FROM {t} WHERE {c} IS NOT NULL"
+            ).fetchone()
+            if not odd:
+                kind = "double" if fractions else "integer"
+                notes.append(f"{table.name}.{col.name}: declared {declared} but holds only numbers: copied as "
+                             f"{'a real' if fractions else 'an integer'} (SQLite compares it with numbers by "
+                             "value, a server would refuse or compare as text)")  # fmt: skip
         precision = None
         if kind == "double" and (m := _DECIMAL.search(declared)) and set(kinds) <= {"integer", "real"}:
             kind, precision = "decimal", (int(m.group(1)), int(m.group(2) or 0))
@@ -86,7 +122,9 @@ def plan_table(conn: sqlite3.Connection, table: TableInfo) -> tuple[list[ColumnP
             if too_big:
                 kind, precision = "double", None
         if kind == "integer":
-            lo, hi = conn.execute(f"SELECT min({c}), max({c}) FROM {t}").fetchone()
+            lo, hi = conn.execute(
+                f"SELECT min(CAST({c} AS INTEGER)), max(CAST({c} AS INTEGER)) FROM {t}"
+            ).fetchone()
             if lo is not None and (lo < -INT32 - 1 or hi > INT32):
                 kind = "bigint"
         widened = aff in ("integer", "real", "numeric") or (aff == "blob" and set(kinds) != {"text"})
@@ -163,8 +201,10 @@ def _text(v: object) -> str:
 
 
 def _converter(kind: str):
-    if kind == "text":
-        return _text
+    if kind == "integer":
+        return int
     if kind == "double":
         return float
+    if kind == "text":
+        return _text
     return None

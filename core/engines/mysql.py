@@ -226,6 +226,7 @@ class MysqlEngine(Engine):
         url = server_of(ref)
         dbname = url.database(ref.db_id)
         schema = sqlite_schema(source)
+        partners = copying.key_partners(schema)
         try:
             conn = self.connect(url, None)
         except pymysql.MySQLError as exc:
@@ -249,7 +250,7 @@ class MysqlEngine(Engine):
                     if t.name.lower() in existing:
                         cur.execute(f"DROP TABLE {_q(t.name)}")
                 for t in schema.tables:
-                    plan, more = copying.plan_table(src, t)
+                    plan, more = copying.plan_table(src, t, partners)
                     notes.extend(more)
                     keyed = {c.lower() for c in t.primary_key}
                     keyed |= {c.lower() for fk in t.foreign_keys for c in fk.columns}

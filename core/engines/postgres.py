@@ -209,6 +209,7 @@ class PostgresEngine(Engine):
         url = server_of(ref)
         dbname = url.database(ref.db_id)
         schema = sqlite_schema(source)
+        partners = copying.key_partners(schema)
         if url.per_db_id:
             self._create_database(url, dbname, ref.db_id)
         try:
@@ -230,7 +231,7 @@ class PostgresEngine(Engine):
                     conn.execute(pgsql.SQL("DROP TABLE {} CASCADE").format(pgsql.Identifier(name)))
                 plans = {}
                 for t in schema.tables:
-                    plan, more = copying.plan_table(src, t)
+                    plan, more = copying.plan_table(src, t, partners)
                     plans[t.name] = plan
                     notes.extend(more)
                     cols = [pgsql.SQL("{} {}").format(pgsql.Identifier(p.name.lower()), pgsql.SQL(_type(p)))

@@ -14,7 +14,6 @@ import pytest
 from tests.servers import Server, mariadb_missing, postgres_missing, start_mariadb, start_postgres
 
 HERE = Path(__file__).parent
-SPIDER_DBS = ("concert_singer", "pets_1", "world_1", "car_1")  # copied into both servers for the tests
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -61,14 +60,18 @@ def _grant_reader_maria(server: Server) -> None:
     conn.close()
 
 
-def _copy(server: Server, spider_dev: Path) -> str:
-    from sqltriage.core.engines.refs import parse_url
-    from sqltriage.core.engines.registry import adapter_for
+def spider_db_ids(spider_dev: Path) -> list[str]:
+    return sorted(d.name for d in (spider_dev / "database").iterdir() if (d / f"{d.name}.sqlite").is_file())
 
-    url = parse_url(server.url("spider_{db_id}"))
-    adapter = adapter_for(url.engine)
-    for db_id in SPIDER_DBS:
-        adapter.copy_in(spider_dev / "database" / db_id / f"{db_id}.sqlite", url.ref(db_id), replace=True)
+
+def _copy(server: Server, spider_dev: Path) -> str:
+    """Spider dev's 19 databases copied by `sqltriage db copy`, one server database each."""
+    from sqltriage.tui.cli import main
+
+    assert (
+        main(["db", "copy", str(spider_dev / "database"), "--to", server.url("spider_{db_id}"), "--json"])
+        == 0
+    )
     return server.url("spider_{db_id}", "reader", "secret-pw")
 
 
@@ -76,7 +79,7 @@ def _copy(server: Server, spider_dev: Path) -> str:
 def pg_spider(pg_server: Server, spider_dev: Path) -> str:
     """A URL (login `reader`, SELECT only) of Spider dev databases copied into PostgreSQL, one per db_id."""
     url = _copy(pg_server, spider_dev)
-    _grant_reader_pg(pg_server, [f"spider_{d}" for d in SPIDER_DBS])
+    _grant_reader_pg(pg_server, [f"spider_{d}" for d in spider_db_ids(spider_dev)])
     return url
 
 
