@@ -127,6 +127,16 @@ def _add_team_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_db_url(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db-url",
+        metavar="URL",
+        help="run gold and predictions on a server: postgresql://user@host:port/dbname or mysql://…, all "
+        "databases in that one, or {db_id} in the name for one each; queries are read in its dialect "
+        '(needs pip install "sqltriage[engines]"; docs/engines.md)',
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sqltriage",
@@ -145,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
     _add_neighbour_options(p)
+    _add_db_url(p)
     _add_team_options(p)
 
     p = sub.add_parser("check", help="validate and summarise inputs without evaluating")
@@ -173,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_neighbour_options(p)
     _add_verify_options(p)
+    _add_db_url(p)
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser(

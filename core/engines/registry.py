@@ -11,6 +11,7 @@ from sqltriage.core.errors import UsageError
 
 if TYPE_CHECKING:
     from sqltriage.core.engines.base import Engine
+    from sqltriage.core.model import Dataset
     from sqltriage.core.verdicts.exec_result import ExecResult
 
 _ADAPTERS: dict[str, Engine] = {}
@@ -83,3 +84,38 @@ def _forget_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_in_child)
+
+
+def on_server(dataset: Dataset, url: str) -> Dataset:
+    """`dataset` with every `db_id`'s database on the server at `url` (`--db-url`), and the schemas it lacks
+    (no tables.json, no SQLite file) read from the server; a server that cannot be reached is an error
+    naming the URL, before anything runs."""
+    from dataclasses import replace
+
+    from sqltriage.core.engines.refs import parse_url
+
+    server = parse_url(url)
+    adapter = adapter_for(server.engine)
+    databases = {db_id: Database(server.ref(db_id)) for db_id in dataset.db_ids}
+    schemas = dict(dataset.schemas)
+    for db_id in dataset.db_ids:
+        if db_id not in schemas:
+            try:
+                schemas[db_id] = adapter.schema(server.ref(db_id)).as_model(db_id)
+            except UsageError:
+                if not server.per_db_id:
+                    raise
+    return replace(dataset, databases=databases, schemas=schemas)
+
+
+def warnings_for(url: str, db_ids: list[str]) -> list[str]:
+    """What about the login at `url` makes evaluation less safe (checked on the first database)."""
+    from sqltriage.core.engines.refs import parse_url
+
+    server = parse_url(url)
+    if not db_ids:
+        return []
+    try:
+        return adapter_for(server.engine).warnings(server.ref(db_ids[0]))
+    except Exception:  # the check is advisory: a server that refuses it is reported by the run itself
+        return []

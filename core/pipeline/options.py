@@ -37,6 +37,15 @@ class EvalOptions:
     verify: bool = False  # bounded equivalence of each EX pass (`equivalence`, extra `verify`)
     verify_bound: int = VERIFY_BOUND  # rows per table of the symbolic databases
     verify_timeout: float = VERIFY_TIMEOUT  # seconds per pair, encoding and solving
+    db_url: str | None = None  # a PostgreSQL or MySQL server holding the databases (`--db-url`); None: SQLite
+
+    @property
+    def dialect(self) -> str:
+        """sqlglot's name of the dialect gold and predictions are read in: the engine's."""
+        if self.db_url is None:
+            return "sqlite"
+        scheme = self.db_url.split(":", 1)[0].lower()
+        return "postgres" if scheme.startswith("postgres") else "mysql"
 
     def result_key(self) -> str:
         ts = f":n{self.neighbours}:s{self.seed}" if self.neighbours > 0 else ""
@@ -46,4 +55,9 @@ class EvalOptions:
             from sqltriage.core.verdicts.verify.check import ENCODING_VERSION
 
             eq = f":v{self.verify_bound}:vt{self.verify_timeout}:z{solver_version()}:e{ENCODING_VERSION}"
-        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}"
+        on = ""
+        if self.db_url is not None:
+            from sqltriage.core.engines.refs import parse_url
+
+            on = f":db{parse_url(self.db_url).redacted()}"
+        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}{on}"

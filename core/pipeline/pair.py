@@ -335,7 +335,7 @@ def evaluate_pair(
             verify_columns(
                 gold.example.gold_sql,
                 pred_sql,
-                gold.db_path if gold.result is not None and gold.result.ok else None,
+                _file(gold.db_path) if gold.result is not None and gold.result.ok else None,
                 row,
                 bound=options.verify_bound,
                 timeout=options.verify_timeout,
@@ -368,13 +368,19 @@ def _judgement_inputs(
     return judgement_columns(
         gold.example.gold_sql,
         pred_sql,
-        gold.db_path,
+        _file(gold.db_path),
         row,
         gold.result,
         pred_result,
         timeout=options.timeout,
         max_rows=options.max_rows,
     )
+
+
+def _file(db: Path | None) -> Path | None:
+    """The SQLite file, None for a database on a server (`--db-url`): the solver and the judgement's
+    witnesses keep SQLite semantics and run on SQLite files only."""
+    return db if isinstance(db, Path) else None
 
 
 # Suggestions of the latest (gold, prediction) pairs: systems often predict the same text for an example,
