@@ -2,7 +2,8 @@
 `START TRANSACTION READ ONLY` under the server's own limit (MariaDB's `max_statement_time`, MySQL's
 `max_execution_time`), rows read unbuffered up to the cap.
 
-DECIMAL values come back as floats and dates as the server's text (as SQLite gives them). Table names keep
+Values come back as PyMySQL gives them (DECIMAL as Decimal, dates as date and datetime), as BIRD Mini-Dev's
+evaluator sees them, so `ex` and `soft_f1` agree with it row for row. Table names keep
 their spelling: a server started with `lower_case_table_names=1` (docs/engines.md) matches them as SQLite
 does, whatever case a query writes them in.
 """
@@ -15,8 +16,6 @@ from typing import Any
 
 import pymysql
 import pymysql.cursors
-from pymysql.constants import FIELD_TYPE
-from pymysql.converters import conversions
 
 from sqltriage.core.engines import copying
 from sqltriage.core.engines.base import (
@@ -35,11 +34,6 @@ from sqltriage.core.engines.statements import Refused, check
 from sqltriage.core.errors import UsageError
 from sqltriage.core.verdicts.exec_result import ExecResult
 
-_CONV = dict(conversions)
-for _t in (FIELD_TYPE.DECIMAL, FIELD_TYPE.NEWDECIMAL):
-    _CONV[_t] = float
-for _t in (FIELD_TYPE.DATE, FIELD_TYPE.DATETIME, FIELD_TYPE.TIMESTAMP, FIELD_TYPE.TIME, FIELD_TYPE.NEWDATE):
-    _CONV[_t] = str
 _TIMEOUT_ERRORS = {1969, 3024, 1317, 1028}  # MariaDB statement time, MySQL execution time, interrupted
 _SYNTAX_ERRORS = {1064, 1146, 1054, 1305, 1052, 1630, 1111, 1140, 1055, 1241, 1248, 1060, 1221, 1222, 1247,
                   1582, 1583, 1584, 4078}  # fmt: skip
@@ -95,7 +89,6 @@ class MysqlEngine(Engine):
             read_timeout=600,  # a net under the server's own limit
             charset="utf8mb4",
             autocommit=True,
-            conv=_CONV,
             local_infile=False,
         )
         conn.mariadb = "mariadb" in conn.get_server_info().lower()

@@ -1,8 +1,9 @@
 """PostgreSQL through psycopg 3: each untrusted query checked (`statements.check`), then run in a READ ONLY
 transaction under the server's `statement_timeout`, rows read from a server-side cursor up to the cap.
 
-Numbers of type numeric come back as floats and dates as the server's text (as SQLite gives them), so
-results compare, store and export as SQLite's do. Identifiers are created in lower case, which is how
+Values come back as the driver gives them (numeric as Decimal, dates as date and datetime), as BIRD
+Mini-Dev's evaluator sees them through psycopg2: `Decimal('0.1')` is not the float 0.1 there, nor here, so
+`ex` and `soft_f1` agree with it row for row. Identifiers are created in lower case, which is how
 PostgreSQL folds the unquoted names the dialect's queries use.
 """
 
@@ -13,8 +14,6 @@ from pathlib import Path
 
 import psycopg
 from psycopg import sql as pgsql
-from psycopg.types.numeric import FloatLoader
-from psycopg.types.string import TextLoader
 
 from sqltriage.core.engines import copying
 from sqltriage.core.engines.base import (
@@ -33,7 +32,6 @@ from sqltriage.core.engines.statements import Refused, check
 from sqltriage.core.errors import UsageError
 from sqltriage.core.verdicts.exec_result import ExecResult
 
-_TEXT_TYPES = ("date", "timestamp", "timestamptz", "time", "timetz", "interval", "json", "jsonb", "uuid")
 _TYPES = {
     "integer": "integer",
     "bigint": "bigint",
@@ -84,9 +82,6 @@ class PostgresEngine(Engine):
             application_name="sqltriage",
             **dict(url.params),
         )
-        for name in _TEXT_TYPES:
-            conn.adapters.register_loader(name, TextLoader)
-        conn.adapters.register_loader("numeric", FloatLoader)
         return conn
 
     def _session(self, ref: DbRef) -> psycopg.Connection:

@@ -320,6 +320,11 @@ def evaluate_pair(
     if gold.db_path is not None and gold.result is not None:
         outcomes, pred_result = _execute_pair(gold, pred_sql, options)
         row.update(outcomes)
+        from sqltriage.core.pipeline.minidev_columns import minidev_columns
+
+        row.update(
+            minidev_columns(gold.db_path, gold.example.gold_sql, gold.result, pred_sql, pred_result, options)
+        )
         if pred_result.error and error is None:
             error, kind = pred_result.error, pred_result.error_kind
     else:

@@ -86,6 +86,8 @@ def eval_options(given: Mapping[str, Any], *, spell: Callable[[str], str] = str)
     for name in ("max_rows", "chunk_size"):
         if name in kwargs and kwargs[name] < 1:
             raise UsageError(f"{spell(name)} must be at least 1")
+    if "ves" in kwargs and kwargs["ves"] < 0:
+        raise UsageError(f"{spell('ves')} must be 0 (off) or a positive number of runs")
     if "db_url" in kwargs:
         from sqltriage.core.engines.refs import parse_url
 

@@ -70,4 +70,8 @@ EXTRA_COLUMNS = (
     "gold_error",
     "gold_error_kind",
     "suggested_why",
+    "soft_f1",
+    "r_ves",
+    "ves_ratio",
+    "ves_ratio_sd",
 )

@@ -66,9 +66,12 @@ def test_copy_refuses_to_overwrite_without_replace(
 ) -> None:
     server, _ = served
     one = spider_dev / "database" / "singer" / "singer.sqlite"
-    url = server.url("spider_{db_id}")
+    url = server.url("again_{db_id}")  # not the copy other tests read
+    assert main(["db", "copy", str(one), "--to", url]) == 0
+    capsys.readouterr()
     assert main(["db", "copy", str(one), "--to", url]) == 2
-    assert "--replace" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--replace" in err and "again_singer" in err
     assert main(["db", "copy", str(one), "--to", url, "--replace", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["databases"][0]["db_id"] == "singer" and doc["databases"][0]["rows"] == 16

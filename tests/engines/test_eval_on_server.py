@@ -79,3 +79,27 @@ def test_eval_on_postgresql(pg_server: Server, pg_spider: str, tmp_path: Path, c
     # a second run finds every pair done
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["run"]["computed"] == 0
+
+
+def test_minidev_metrics_on_postgresql(pg_server: Server, pg_spider: str, tmp_path: Path, capsys) -> None:
+    data, right, wrong = _inputs(tmp_path, PG_ROWS)
+    ws = tmp_path / "w.db"
+    args = ["eval", str(data), "--pred", f"right={right}", "--pred", f"wrong={wrong}", "--workspace", str(ws),
+            "--db-url", pg_spider, "--jobs", "1", "--ves", "3", "--json"]  # fmt: skip
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    by_model = {m["model"]: m for m in report["models"]}
+    assert by_model["right"]["soft_f1"] == 1.0 and by_model["right"]["r_ves_n"] == 4
+    assert 0 < by_model["right"]["r_ves"] <= 100 * 1.25**0.5
+    conn = sqlite3.connect(ws)
+    rows = {
+        (m, i): (f1, r, ratio, sd)
+        for m, i, f1, r, ratio, sd in conn.execute(
+            "SELECT model, idx, soft_f1, r_ves, ves_ratio, ves_ratio_sd FROM results"
+        )
+    }
+    conn.close()
+    assert all(rows[("right", i)][1] in (0.25, 0.5, 0.75, 1.0, 1.25) for i in range(4)), rows
+    assert all(rows[("right", i)][3] is not None for i in range(4))
+    assert rows[("wrong", 3)][:2] == (0.0, 0.0)  # refused: no rows, scored 0
+    assert rows[("wrong", 0)][0] == 0.0  # 9 against 6: one value, no match

@@ -46,7 +46,14 @@ def test_runtime_errors_are_runtime(pg_spider: str) -> None:
     assert run(pg_spider, "SELECT CAST('x' AS INTEGER)").error_kind == "runtime"
 
 
-def test_values_come_back_as_sqlite_gives_them(served: tuple[Server, str]) -> None:
+def test_values_come_back_as_the_driver_gives_them(served: tuple[Server, str]) -> None:
+    """As Mini-Dev's evaluator sees them: a DECIMAL is a Decimal, which equals 1.5 but not the float 0.1."""
+    import datetime
+    from decimal import Decimal
+
     _, reader = served
-    result = run(reader, "SELECT CAST(1.5 AS DECIMAL(5, 2)), CAST('2020-01-02' AS DATE)")
-    assert result.ok and result.rows == ((1.5, "2020-01-02"),)
+    result = run(
+        reader, "SELECT CAST(1.5 AS DECIMAL(5, 2)), CAST('2020-01-02' AS DATE), CAST(0.1 AS DECIMAL(3, 1))"
+    )
+    assert result.ok and result.rows == ((Decimal("1.50"), datetime.date(2020, 1, 2), Decimal("0.1")),)
+    assert result.rows[0][0] == 1.5 and result.rows[0][2] != 0.1
