@@ -1,5 +1,6 @@
-"""PostgreSQL through psycopg 3: each untrusted query checked (`statements.check`), then run in a READ ONLY
-transaction under the server's `statement_timeout`, rows read from a server-side cursor up to the cap.
+"""PostgreSQL through psycopg 3: each untrusted query checked (`statements.check`), then run as a transaction
+of its own that is READ ONLY (the session's `default_transaction_read_only`, which no query may change)
+under the server's `statement_timeout`, its rows streamed up to the cap and the rest cancelled.
 
 Values come back as the driver gives them (numeric as Decimal, dates as date and datetime), as BIRD
 Mini-Dev's evaluator sees them through psycopg2: `Decimal('0.1')` is not the float 0.1 there, nor here, so
@@ -89,10 +90,10 @@ class PostgresEngine(Engine):
         dbname = url.database(ref.db_id)
 
         def connect() -> psycopg.Connection:
+            # autocommit: each query is its own transaction, READ ONLY by the session's default (which no
+            # query can change: SET and set_config are refused), so no BEGIN and ROLLBACK round trips
             conn = self.connect(url, dbname, autocommit=True)
             conn.execute("SET default_transaction_read_only = on")
-            conn.autocommit = False
-            conn.read_only = True  # every transaction begins READ ONLY
             conn.timeout_ms = None  # the statement_timeout set on the session
             return conn
 
@@ -129,20 +130,23 @@ class PostgresEngine(Engine):
         try:
             ms = max(1, int(timeout * 1000))
             if conn.timeout_ms != ms:
-                conn.autocommit = True
                 conn.execute(f"SET statement_timeout = {ms}")
-                conn.autocommit = False
                 conn.timeout_ms = ms
-            cur = conn.cursor(name="sqltriage_query")
+            cur = conn.cursor()
+            fetched: list = []
+            # streamed in chunks: a huge result is cut at the cap (the rest cancelled), never held whole
+            stream = cur.stream(text, size=min(max_rows + 1, 2048))
             try:
-                cur.execute(text)
-                if cur.description is None:
-                    return failure("forbidden", "only queries that return rows are run", started)
-                columns = tuple(d.name for d in cur.description)
-                fetched = cur.fetchmany(max_rows + 1)
+                for row in stream:
+                    fetched.append(row)
+                    if len(fetched) > max_rows:
+                        break
             finally:
-                conn.rollback()
-                cur.close()
+                stream.close()
+            if cur.description is not None:
+                columns = tuple(d.name for d in cur.description)
+            else:  # a stream that yields no row gives no description: ask the server, without running it
+                columns = _described(conn, text)
         except psycopg.Error as exc:
             kind = _kind(exc)
             message = str(exc).strip()
@@ -151,11 +155,6 @@ class PostgresEngine(Engine):
             if conn.closed or kind == "db_unreadable":
                 self._drop(ref)
                 message = unreachable(url, ref.db_id, exc)
-            else:
-                try:
-                    conn.rollback()
-                except psycopg.Error:
-                    self._drop(ref)
             return failure(kind, message, started)
         truncated = len(fetched) > max_rows
         rows = tuple(tuple(r) for r in fetched[:max_rows])
@@ -311,6 +310,16 @@ def _type(p: copying.ColumnPlan) -> str:
     if p.kind == "decimal" and p.precision is not None:
         return f"numeric({p.precision[0]}, {p.precision[1]})"
     return _TYPES[p.kind]
+
+
+def _described(conn: psycopg.Connection, text: str) -> tuple[str, ...]:
+    """The column names of a query, from the server's description of it (parsed and planned, never run)."""
+    pg = conn.pgconn
+    prepared = pg.prepare(b"", text.encode(conn.info.encoding or "utf-8"))
+    if prepared.status != psycopg.pq.ExecStatus.COMMAND_OK:
+        raise psycopg.OperationalError((prepared.error_message or b"").decode(errors="replace"))
+    described = pg.describe_prepared(b"")
+    return tuple((described.fname(i) or b"").decode(errors="replace") for i in range(described.nfields))
 
 
 def _hashable(v: object) -> object:

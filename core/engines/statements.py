@@ -9,6 +9,7 @@ token-level rules below still hold and the server's own parser decides whether i
 
 from __future__ import annotations
 
+import functools
 import re
 
 import sqlglot
@@ -80,7 +81,25 @@ def forbidden_name(name: str) -> bool:
 
 
 def check(sql: str, dialect: str) -> str:
-    """The statement to run (without a trailing semicolon), or `Refused` with the kind and the reason."""
+    """The statement to run (without a trailing semicolon), or `Refused` with the kind and the reason.
+
+    Remembered for the latest texts: a gold query runs once per model and mode, and parsing it again each
+    time would cost more than running it."""
+    found = _checked(sql, dialect)
+    if isinstance(found, Refused):
+        raise Refused(found.kind, str(found))
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _checked(sql: str, dialect: str) -> str | Refused:
+    try:
+        return _check(sql, dialect)
+    except Refused as refused:
+        return refused
+
+
+def _check(sql: str, dialect: str) -> str:
     text = sql.strip()
     if not text:
         raise Refused("empty", "empty query")

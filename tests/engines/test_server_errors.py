@@ -57,3 +57,9 @@ def test_values_come_back_as_the_driver_gives_them(served: tuple[Server, str]) -
     )
     assert result.ok and result.rows == ((Decimal("1.50"), datetime.date(2020, 1, 2), Decimal("0.1")),)
     assert result.rows[0][0] == 1.5 and result.rows[0][2] != 0.1
+
+
+def test_an_empty_result_keeps_its_columns(served: tuple[Server, str]) -> None:
+    _, reader = served
+    result = run(reader, "SELECT name, age FROM singer WHERE age > 1000")
+    assert result.ok and result.rows == () and [c.lower() for c in result.columns] == ["name", "age"]
