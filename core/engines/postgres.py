@@ -14,7 +14,10 @@ import time
 from pathlib import Path
 
 import psycopg
+from psycopg import generators, pq
 from psycopg import sql as pgsql
+from psycopg.abc import PQGen
+from psycopg.adapt import Transformer
 
 from sqltriage.core.engines import copying
 from sqltriage.core.engines.base import (
@@ -132,21 +135,7 @@ class PostgresEngine(Engine):
             if conn.timeout_ms != ms:
                 conn.execute(f"SET statement_timeout = {ms}")
                 conn.timeout_ms = ms
-            cur = conn.cursor()
-            fetched: list = []
-            # streamed in chunks: a huge result is cut at the cap (the rest cancelled), never held whole
-            stream = cur.stream(text, size=min(max_rows + 1, 2048))
-            try:
-                for row in stream:
-                    fetched.append(row)
-                    if len(fetched) > max_rows:
-                        break
-            finally:
-                stream.close()
-            if cur.description is not None:
-                columns = tuple(d.name for d in cur.description)
-            else:  # a stream that yields no row gives no description: ask the server, without running it
-                columns = _described(conn, text)
+            columns, fetched = _stream(conn, text, max_rows)
         except psycopg.Error as exc:
             kind = _kind(exc)
             message = str(exc).strip()
@@ -155,7 +144,12 @@ class PostgresEngine(Engine):
             if conn.closed or kind == "db_unreadable":
                 self._drop(ref)
                 message = unreachable(url, ref.db_id, exc)
+            elif conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+                self._drop(ref)  # a result left half read: the next query gets a fresh connection
             return failure(kind, message, started)
+        except (ValueError, OverflowError, UnicodeError) as exc:  # a value the loaders cannot read
+            self._drop(ref)
+            return failure("runtime", f"cannot read the result: {exc}", started)
         truncated = len(fetched) > max_rows
         rows = tuple(tuple(r) for r in fetched[:max_rows])
         if rows and any(isinstance(v, list | memoryview) for v in rows[0]):
@@ -312,14 +306,52 @@ def _type(p: copying.ColumnPlan) -> str:
     return _TYPES[p.kind]
 
 
-def _described(conn: psycopg.Connection, text: str) -> tuple[str, ...]:
-    """The column names of a query, from the server's description of it (parsed and planned, never run)."""
+_ROWS = (pq.ExecStatus.SINGLE_TUPLE, pq.ExecStatus.TUPLES_CHUNK, pq.ExecStatus.TUPLES_OK)
+CHUNK = 2048  # rows per chunk the server sends
+
+
+def _stream(conn: psycopg.Connection, text: str, max_rows: int) -> tuple[tuple[str, ...], list[tuple]]:
+    """(columns, rows up to max_rows + 1) of one query, read in chunks with libpq's chunked-rows mode.
+
+    Not `Cursor.stream`: that one sends a cancel request (a connection of its own, about 8 ms) whenever a
+    query fails, and a third of the queries of an evaluation may fail. Here an error is read to its end
+    like any result, and only a result cut at the cap is cancelled. The extended protocol runs one
+    statement only, whatever the text holds."""
     pg = conn.pgconn
-    prepared = pg.prepare(b"", text.encode(conn.info.encoding or "utf-8"))
-    if prepared.status != psycopg.pq.ExecStatus.COMMAND_OK:
-        raise psycopg.OperationalError((prepared.error_message or b"").decode(errors="replace"))
-    described = pg.describe_prepared(b"")
-    return tuple((described.fname(i) or b"").decode(errors="replace") for i in range(described.nfields))
+    encoding = conn.info.encoding or "utf-8"
+    tx = Transformer(conn)
+    rows: list[tuple] = []
+    columns: tuple[str, ...] | None = None
+    error: psycopg.Error | None = None
+    cut, first = False, True
+
+    def send() -> PQGen[None]:
+        pg.send_query_params(text.encode(encoding), None)
+        pg.set_chunked_rows_mode(min(max_rows + 1, CHUNK))
+        yield from generators.send(pg)
+
+    with conn.lock:
+        conn.wait(send())
+        while (res := conn.wait(generators.fetch(pg))) is not None:
+            if res.status in _ROWS:
+                if columns is None and res.nfields:
+                    columns = tuple(
+                        (res.fname(i) or b"").decode(encoding, "replace") for i in range(res.nfields)
+                    )
+                if res.ntuples and not cut:
+                    tx.set_pgresult(res, set_loaders=first)
+                    first = False
+                    rows.extend(tx.load_rows(0, res.ntuples, tuple))
+                    if len(rows) > max_rows:
+                        cut = True
+                        conn.cancel_safe()  # the rest is never read: the server stops, what came is drained
+            elif res.status == pq.ExecStatus.FATAL_ERROR and not cut and error is None:
+                error = psycopg.errors.error_from_result(res, encoding=encoding)
+    if error is not None:
+        raise error
+    if columns is None:
+        raise psycopg.ProgrammingError("the query returned no rows description")
+    return columns, rows
 
 
 def _hashable(v: object) -> object:

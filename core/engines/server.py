@@ -12,7 +12,7 @@ from typing import Any
 from sqltriage.core.engines.refs import DbRef, ServerUrl
 from sqltriage.core.verdicts.exec_result import ExecResult
 
-KEPT_PER_THREAD = 8
+KEPT_PER_THREAD = 24  # a dataset's databases (Spider dev: 20) stay open per worker thread
 
 
 def failure(kind: str, message: str, started: float) -> ExecResult:
@@ -25,16 +25,30 @@ def server_of(ref: DbRef) -> ServerUrl:
     return ref.server
 
 
+RETRY_AFTER = 10.0  # seconds a failed connection attempt is answered from memory (a missing database)
+
+
 class KeptConnections(threading.local):
-    """Open connections of this thread, by (server, database): opening one costs more than a query."""
+    """Open connections of this thread, by (server, database): opening one costs more than a query. A
+    database that could not be reached is not tried again for `RETRY_AFTER` seconds: its failure is raised
+    again at once (a dataset's missing database is asked for by every query of its examples)."""
 
     def __init__(self) -> None:
         self.open: dict[tuple, Any] = {}
+        self.failed: dict[tuple, tuple[float, BaseException]] = {}
 
     def get(self, key: tuple, connect: Callable[[], Any]) -> Any:
         conn = self.open.pop(key, None)
         if conn is None:
-            conn = connect()
+            failed = self.failed.get(key)
+            if failed is not None and time.monotonic() - failed[0] < RETRY_AFTER:
+                raise failed[1]
+            try:
+                conn = connect()
+            except Exception as exc:
+                self.failed[key] = (time.monotonic(), exc)
+                raise
+            self.failed.pop(key, None)
         self.open[key] = conn  # most recently used last
         while len(self.open) > KEPT_PER_THREAD:
             _close(self.open.pop(next(iter(self.open))))
