@@ -103,3 +103,44 @@ def test_minidev_metrics_on_postgresql(pg_server: Server, pg_spider: str, tmp_pa
     assert all(rows[("right", i)][3] is not None for i in range(4))
     assert rows[("wrong", 3)][:2] == (0.0, 0.0)  # refused: no rows, scored 0
     assert rows[("wrong", 0)][0] == 0.0  # 9 against 6: one value, no match
+
+
+MARIA_ROWS = [
+    (
+        "How many singers?",
+        "SELECT count(*) FROM singer",
+        "SELECT COUNT(*) FROM `singer`",
+        "SELECT count(*) FROM stadium",
+    ),
+    (
+        "Singers over 30",
+        "SELECT Name FROM singer WHERE Age > 30",
+        "SELECT `Name` FROM singer WHERE `Age` > 30",
+        "SELECT Name FROM singer WHERE Age < 30",
+    ),
+    (
+        "Read a file",
+        "SELECT max(Capacity) FROM stadium",
+        "SELECT MAX(`Capacity`) FROM `stadium`",
+        "SELECT LOAD_FILE('/etc/passwd')",
+    ),
+]
+
+
+def test_eval_on_mariadb(maria_server: Server, maria_spider: str, tmp_path: Path, capsys) -> None:
+    data, right, wrong = _inputs(tmp_path, MARIA_ROWS)
+    ws = tmp_path / "w.db"
+    args = ["eval", str(data), "--pred", f"right={right}", "--pred", f"wrong={wrong}", "--workspace", str(ws),
+            "--db-url", maria_spider, "--jobs", "1", "--json"]  # fmt: skip
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["engine"] == "mysql" and report["dialect"] == "mysql"
+    conn = sqlite3.connect(ws)
+    got = {
+        (m, i): (ex, kind, f1)
+        for m, i, ex, kind, f1 in conn.execute("SELECT model, idx, ex, error_kind, soft_f1 FROM results")
+    }
+    conn.close()
+    assert [got[("right", i)][0] for i in range(3)] == [1, 1, 1], got
+    assert [got[("wrong", i)][0] for i in range(3)] == [0, 0, 0], got
+    assert got[("wrong", 2)][1] == "forbidden" and got[("wrong", 2)][2] == 0.0
