@@ -310,6 +310,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="postgresql://user@host:port/dbname or mysql://…; {db_id} in the name: one database each",
     )
     q.add_argument("--replace", action="store_true", help="drop and copy again tables that are already there")
+    q.add_argument(
+        "--numbers-from-text",
+        action="store_true",
+        help="columns declared text that hold only numbers become numbers, so that queries comparing them "
+        "with numbers work as on SQLite (Spider's `Year`); off by default (BIRD reads such columns as text)",
+    )
     q.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser("analyze", help="the dataset-analysis report: query, database and question axes")

@@ -102,9 +102,17 @@ class Engine(ABC):
 
     @abstractmethod
     def copy_in(
-        self, source: Path, ref: DbRef, *, replace: bool = False, progress: Progress | None = None
+        self,
+        source: Path,
+        ref: DbRef,
+        *,
+        replace: bool = False,
+        progress: Progress | None = None,
+        numbers_from_text: bool = False,
     ) -> CopyReport:
-        """Load one SQLite database file into `ref`, refusing to overwrite unless `replace`."""
+        """Load one SQLite database file into `ref`, refusing to overwrite unless `replace`.
+
+        `numbers_from_text`: a text column holding only numbers becomes a number (copying.plan_table)."""
 
     def warnings(self, ref: DbRef) -> list[str]:
         """What about the login makes evaluation less safe than it could be (a role that could write)."""

@@ -79,9 +79,11 @@ def plan_table(
 ) -> tuple[list[ColumnPlan], list[str]]:
     """The target type of each column and notes on those that could not keep their declared family.
 
-    A text column holding only integers written as text (Spider's `Year`, ids declared text) becomes an
-    integer, unless a foreign key joins it to a text column: SQLite compares it with numbers and integer
-    columns by value (its type affinity), where a server would refuse `text = integer` or compare text."""
+    With `partners` (`db copy --numbers-from-text`), a column declared text holding only numbers written as
+    text (Spider's `Year`, ids declared text) becomes a number, unless a foreign key joins it to a text
+    column: SQLite compares it with numbers by value (its type affinity), where a server would refuse
+    `text = integer` or compare text. Off by default: BIRD's golds read such columns as text (`SUBSTR` of
+    yearmonth's `Date`, '201201'), as its PostgreSQL and MySQL versions declare them."""
     plans, notes = [], []
     t = _q(table.name)
     for col in table.columns:
@@ -94,7 +96,8 @@ def plan_table(
         kind = _kind(conn, t, c, aff, d, set(kinds))
         partner = (partners or {}).get((table.name.lower(), col.name.lower()))
         if (
-            kind == "text"
+            partners is not None
+            and kind == "text"
             and kinds == {"text": kinds.get("text", 0)}
             and (partner is None or affinity(partner) != "text")
         ):

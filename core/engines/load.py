@@ -59,7 +59,12 @@ def sources(source: Path) -> list[Source]:
 
 
 def copy_databases(
-    source: Path, url: str, *, replace: bool = False, progress: Progress | None = None
+    source: Path,
+    url: str,
+    *,
+    replace: bool = False,
+    progress: Progress | None = None,
+    numbers_from_text: bool = False,
 ) -> list[CopyReport]:
     """Copy every database of `source` into the server at `url`; refuse to overwrite unless `replace`."""
     server = parse_url(url)
@@ -75,4 +80,13 @@ def copy_databases(
                         f"{server.redacted()}; put {{db_id}} in the database name for one database each"
                     )
     adapter = adapter_for(server.engine)
-    return [adapter.copy_in(s.path, server.ref(s.db_id), replace=replace, progress=progress) for s in found]
+    return [
+        adapter.copy_in(
+            s.path,
+            server.ref(s.db_id),
+            replace=replace,
+            progress=progress,
+            numbers_from_text=numbers_from_text,
+        )
+        for s in found
+    ]

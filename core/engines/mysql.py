@@ -212,14 +212,20 @@ class MysqlEngine(Engine):
         return out
 
     def copy_in(
-        self, source: Path, ref: DbRef, *, replace: bool = False, progress: Progress | None = None
+        self,
+        source: Path,
+        ref: DbRef,
+        *,
+        replace: bool = False,
+        progress: Progress | None = None,
+        numbers_from_text: bool = False,
     ) -> CopyReport:
         from sqltriage.core.engines.sqlite import read_schema as sqlite_schema
 
         url = server_of(ref)
         dbname = url.database(ref.db_id)
         schema = sqlite_schema(source)
-        partners = copying.key_partners(schema)
+        partners = copying.key_partners(schema) if numbers_from_text else None
         try:
             conn = self.connect(url, None)
         except pymysql.MySQLError as exc:

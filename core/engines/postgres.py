@@ -190,14 +190,20 @@ class PostgresEngine(Engine):
     # --- copy ------------------------------------------------------------------------------------------
 
     def copy_in(
-        self, source: Path, ref: DbRef, *, replace: bool = False, progress: Progress | None = None
+        self,
+        source: Path,
+        ref: DbRef,
+        *,
+        replace: bool = False,
+        progress: Progress | None = None,
+        numbers_from_text: bool = False,
     ) -> CopyReport:
         from sqltriage.core.engines.sqlite import read_schema as sqlite_schema
 
         url = server_of(ref)
         dbname = url.database(ref.db_id)
         schema = sqlite_schema(source)
-        partners = copying.key_partners(schema)
+        partners = copying.key_partners(schema) if numbers_from_text else None
         if url.per_db_id:
             self._create_database(url, dbname, ref.db_id)
         try:

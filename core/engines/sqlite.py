@@ -86,7 +86,13 @@ class SqliteEngine(Engine):
         return read_schema(_path(ref))
 
     def copy_in(
-        self, source: Path, ref: DbRef, *, replace: bool = False, progress: Progress | None = None
+        self,
+        source: Path,
+        ref: DbRef,
+        *,
+        replace: bool = False,
+        progress: Progress | None = None,
+        numbers_from_text: bool = False,
     ) -> CopyReport:
         target = _path(ref)
         if target.exists() and not replace:

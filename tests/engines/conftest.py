@@ -65,13 +65,12 @@ def spider_db_ids(spider_dev: Path) -> list[str]:
 
 
 def _copy(server: Server, spider_dev: Path) -> str:
-    """Spider dev's 19 databases copied by `sqltriage db copy`, one server database each."""
+    """Spider dev's 19 databases copied by `sqltriage db copy --numbers-from-text` (Spider's golds compare
+    text columns of numbers with numbers, as SQLite allows), one server database each."""
     from sqltriage.tui.cli import main
 
-    assert (
-        main(["db", "copy", str(spider_dev / "database"), "--to", server.url("spider_{db_id}"), "--json"])
-        == 0
-    )
+    args = ["db", "copy", str(spider_dev / "database"), "--to", server.url("spider_{db_id}"), "--json"]
+    assert main([*args, "--numbers-from-text"]) == 0
     return server.url("spider_{db_id}", "reader", "secret-pw")
 
 

@@ -45,7 +45,9 @@ def _copy(args: argparse.Namespace) -> int:
             done_before[f"{db_id}.{table}"] = rows
             bar.update(task, completed=sum(done_before.values()), description=f"{db_id}.{table}")
 
-        reports = copy_databases(source, args.to, replace=args.replace, progress=progress)
+        reports = copy_databases(
+            source, args.to, replace=args.replace, progress=progress, numbers_from_text=args.numbers_from_text
+        )
     if args.json:
         doc = [
             {"db_id": r.db_id, "tables": r.tables, "rows": r.rows, "notes": list(r.notes)} for r in reports
