@@ -335,6 +335,11 @@ def evaluate_pair(
     if gold.db_path is not None and gold.result is not None:
         outcomes, pred_result = _execute_pair(gold, pred_sql, options)
         row.update(outcomes)
+        from sqltriage.core.pipeline.minidev_columns import minidev_columns
+
+        row.update(
+            minidev_columns(gold.db_path, gold.example.gold_sql, gold.result, pred_sql, pred_result, options)
+        )
         if pred_result.error and error is None:
             error, kind = pred_result.error, pred_result.error_kind
     else:
@@ -350,7 +355,7 @@ def evaluate_pair(
             verify_columns(
                 gold.example.gold_sql,
                 pred_sql,
-                gold.db_path if gold.result is not None and gold.result.ok else None,
+                _file(gold.db_path) if gold.result is not None and gold.result.ok else None,
                 row,
                 bound=options.verify_bound,
                 timeout=options.verify_timeout,
@@ -396,7 +401,7 @@ def _judgement_inputs(
     return judgement_columns(
         gold.example.gold_sql,
         pred_sql,
-        gold.db_path,
+        _file(gold.db_path),
         row,
         gold.result,
         pred_result,
@@ -405,6 +410,12 @@ def _judgement_inputs(
         max_rows=options.max_rows,
         others=others if gold.neighbours else None,
     )
+
+
+def _file(db: Path | None) -> Path | None:
+    """The SQLite file, None for a database on a server (`--db-url`): the solver and the judgement's
+    witnesses keep SQLite semantics and run on SQLite files only."""
+    return db if isinstance(db, Path) else None
 
 
 # Suggestions of the latest (gold, prediction) pairs: systems often predict the same text for an example,

@@ -100,6 +100,10 @@ RESULT_COLUMNS: dict[str, type] = {
     "result_digest": str,  # the prediction's rows, digested: models failing an example the same way share it
     "judgement": str,  # right | wrong | unsure: the tool's call for a person (docs/judgement.md)
     "judgement_why": str,  # the reason, in one line
+    "soft_f1": float,  # BIRD Mini-Dev's Soft F1: rows paired by position, values by equality (docs/engines.md)
+    "r_ves": float,  # Mini-Dev's R-VES reward (0 … 1.25) over `eval --ves N` runs; empty without --ves
+    "ves_ratio": float,  # gold time / predicted time, mean of the runs within 3 sd
+    "ves_ratio_sd": float,  # its standard deviation over the runs: R-VES is a timing
 }
 
 SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}

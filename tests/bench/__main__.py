@@ -60,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import team_bench
 
         return team_bench.main(argv[1:])
+    if argv[:1] == ["engines"]:  # PostgreSQL beside SQLite and beside a plain psycopg loop; db copy
+        from tests.bench import engines_bench
+
+        return engines_bench.main(argv[1:])
     if argv[:1] == ["launch"]:  # opening the app, timed from outside in a real terminal (8 and 130 systems)
         from tests.bench import launch_bench
 
