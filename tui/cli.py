@@ -295,8 +295,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     q.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
-    p = sub.add_parser("db", help="`db copy SOURCE --to URL`: SQLite databases into PostgreSQL or MySQL")
-    db_sub = p.add_subparsers(dest="db_command", metavar="copy")
+    p = sub.add_parser(
+        "db",
+        help="`db copy SOURCE --to URL`: SQLite databases into PostgreSQL or MySQL; `db generate DATASET --out "
+        "DIR`: databases from the schema alone",
+    )
+    db_sub = p.add_subparsers(dest="db_command", metavar="copy|generate")
+    q = db_sub.add_parser(
+        "generate",
+        help="one SQLite database per db_id from the schema, the golds and the evidence, for a dataset without "
+        "its files: DIR/<db_id>/<db_id>.sqlite (docs/judgement.md)",
+    )
+    _add_inputs(q)
+    q.add_argument(
+        "--out", required=True, metavar="DIR", help="the folder to write <db_id>/<db_id>.sqlite into"
+    )
+    q.add_argument("--seed", type=int, default=0, metavar="S", help="the generator's seed (default 0)")
+    q.add_argument(
+        "--rows",
+        type=int,
+        metavar="N",
+        help="tables hold between a few and about twice N rows (default: about 20)",
+    )
+    q.add_argument("--json", action="store_true", help="one JSON document on stdout")
     q = db_sub.add_parser(
         "copy",
         help="load SQLite databases (a file, or a folder of <db_id>/<db_id>.sqlite) into a server, with types, "
