@@ -348,6 +348,20 @@ def evaluate_pair(
         from sqltriage.core.verdicts.testsuite.match import ts_columns
 
         row.update(ts_columns(gold, pred_sql, options, row))
+        if gold.db_path is None and gold.schema_dbs:  # no file: the databases generated from the schema
+            from sqltriage.core.verdicts.judgement.schema_only import schema_columns
+
+            row.update(
+                schema_columns(
+                    gold.example.gold_sql,
+                    pred_sql,
+                    gold.schema,
+                    gold.schema_dbs,
+                    mode=gold.ex_mode,
+                    timeout=options.timeout,
+                    max_rows=options.max_rows,
+                )
+            )
     if options.verify:
         from sqltriage.core.verdicts.verify.columns import verify_columns
 
@@ -398,7 +412,7 @@ def _judgement_inputs(
         max_rows=options.max_rows,
         extra_foreign_keys=gold.schema.foreign_keys if gold.schema is not None else (),
     )
-    return judgement_columns(
+    found = judgement_columns(
         gold.example.gold_sql,
         pred_sql,
         _file(gold.db_path),
@@ -410,6 +424,8 @@ def _judgement_inputs(
         max_rows=options.max_rows,
         others=others if gold.neighbours else None,
     )
+    # what the databases generated from the schema found (no file: schema_only.py) is kept
+    return {k: v for k, v in found.items() if v is not None or row.get(k) is None}
 
 
 def _file(db: Path | None) -> Path | None:

@@ -95,7 +95,9 @@ RESULT_COLUMNS: dict[str, type] = {
     "refutation_assumption": str,  # what the refuting witness needs that the data never shows (docs/judgement.md)
     "refutation_detail": str,  # the same in one line a person reads
     "fragile_side": str,  # gold | prediction | both: which query the assumption breaks
-    "refutation_witness": str,  # a realistic witness of another neighbour, when the row's own needs more
+    "refutation_witness": str,
+    "values_match": int,  # no database file: gold and prediction name the same literal values
+    "schema_verdict": str,  # no database file: agrees | differs | prediction fails | gold fails, on generated ones  # a realistic witness of another neighbour, when the row's own needs more
     "difference": str,  # a difference a reader may forgive: repeated rows, extra columns, rounding
     "result_digest": str,  # the prediction's rows, digested: models failing an example the same way share it
     "judgement": str,  # right | wrong | unsure: the tool's call for a person (docs/judgement.md)
