@@ -43,7 +43,6 @@ WORKER_MODULES = (
     "sqltriage.core.verdicts.judgement.columns",
     "sqltriage.core.verdicts.judgement.difference",
     "sqltriage.core.verdicts.judgement.realistic",
-    "sqltriage.core.verdicts.judgement.schema_only",
     "sqltriage.core.verdicts.pair_run",  # a pair's EX modes: exec_compare and official EX with it
 )
 
