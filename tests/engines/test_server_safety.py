@@ -134,6 +134,8 @@ FILES_MARIA = [
     "SELECT GET_LOCK('held', 1)",
     "SET SESSION max_statement_time = 0",
     "HANDLER singer OPEN",
+    "SELECT Name /*!50000 , LOAD_FILE('/etc/passwd') */ FROM singer",
+    "SELECT Name FROM singer /*!50000 INTO OUTFILE '{files}/hidden.txt' */",
 ]
 
 
