@@ -47,6 +47,13 @@ REFUSED = [
     ("mysql", "HANDLER singer OPEN", "forbidden"),
     ("mysql", "SELECT 1 /*!50000 , LOAD_FILE('/etc/passwd') */", "forbidden"),  # run by the server
     ("mysql", "SELECT 1 /*M!100000 , LOAD_FILE('/etc/passwd') */", "forbidden"),
+    # code the server runs hidden from a reader that splits strings or comments otherwise than the server
+    ("postgres", r"SELECT '\', pg_read_file('/etc/passwd') --'", "forbidden"),
+    ("postgres", r"SELECT E'\'', pg_read_file('/etc/passwd') --'", "forbidden"),
+    ("postgres", "SELECT $a$x$a$, pg_read_file('/etc/passwd')", "forbidden"),
+    ("mysql", r"SELECT '\'', LOAD_FILE('/etc/passwd') -- '", "forbidden"),
+    ("mysql", "SELECT 1 --1, LOAD_FILE('/etc/passwd')", "forbidden"),  # `--1` is no comment in MySQL
+    ("mysql", "SELECT 1 # a comment\n, LOAD_FILE('/etc/passwd')", "forbidden"),
     ("postgres", "", "empty"),
     ("postgres", "  ;  ", "empty"),
 ]
