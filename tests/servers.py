@@ -22,7 +22,7 @@ from pathlib import Path
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 MARIADB_SERVER = ("mariadbd", "mysqld")
 MARIADB_INSTALL_DB = ("mariadb-install-db", "mysql_install_db")
-START_TIMEOUT = 60.0
+START_TIMEOUT = 120.0  # seconds: generous, for a loaded machine
 
 
 @dataclass(frozen=True)

@@ -262,7 +262,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("gold", metavar="GOLD_SQL")
     p.add_argument("pred", metavar="PRED_SQL")
-    p.add_argument("--db", metavar="FILE.sqlite", help="run both queries on this database (read-only)")
+    p.add_argument(
+        "--db",
+        metavar="FILE.sqlite|URL",
+        help="run both queries on this database (read-only): a SQLite file, or postgresql://…/dbname or "
+        "mysql://…/dbname (read in that dialect)",
+    )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
     p.add_argument(
         "--neighbours",

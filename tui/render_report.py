@@ -129,6 +129,18 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         "match metrics over all rows.[/]"
     )
     print_authors_table(models, console)
+    if any(m.get("r_ves_n") for m in models):
+        console.print(
+            "[dim]R-VES (BIRD Mini-Dev): mean of √reward × 100 over the rows timed; a timing, so: "
+            + "; ".join(
+                f"{m['model']}: {m.get('r_ves_n') or 0} rows timed, {m.get('r_ves_unsteady') or 0} whose "
+                "ratio ± its spread crosses a reward boundary"
+                for m in models
+            )
+            + "[/]"
+        )
+    if report.get("engine") not in (None, "sqlite"):
+        console.print(f"[dim]Engine: {report['engine']}, queries read as {report.get('dialect')} SQL.[/]")
     if quirks := report.get("official_quirks"):
         console.print(
             "[dim]EX official: the official Spider evaluator's verdict, quirk for quirk; where it differs "

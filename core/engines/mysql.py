@@ -1,6 +1,6 @@
-"""MySQL and MariaDB through PyMySQL: each untrusted query checked (`statements.check`), then run in a
-`START TRANSACTION READ ONLY` under the server's own limit (MariaDB's `max_statement_time`, MySQL's
-`max_execution_time`), rows read unbuffered up to the cap.
+"""MySQL and MariaDB through PyMySQL: each untrusted query checked (`statements.check`), then run as a
+transaction of its own, READ ONLY by the session's `SET SESSION TRANSACTION READ ONLY`, under the server's
+own limit (MariaDB's `max_statement_time`, MySQL's `max_execution_time`), rows read unbuffered up to the cap.
 
 Values come back as PyMySQL gives them (DECIMAL as Decimal, dates as date and datetime), as BIRD Mini-Dev's
 evaluator sees them, so `ex` and `soft_f1` agree with it row for row. Table names keep
@@ -132,14 +132,15 @@ class MysqlEngine(Engine):
                            unreachable(url, ref.db_id, exc), started)  # fmt: skip
         truncated = False
         try:
-            with conn.cursor() as cur:
-                if conn.timeout_s != timeout:
+            if conn.timeout_s != timeout:
+                with conn.cursor() as cur:
                     if conn.mariadb:
                         cur.execute(f"SET SESSION max_statement_time = {max(0.001, timeout):.3f}")
                     else:
                         cur.execute(f"SET SESSION max_execution_time = {max(1, int(timeout * 1000))}")
-                    conn.timeout_s = timeout
-                cur.execute("START TRANSACTION READ ONLY")
+                conn.timeout_s = timeout
+            # autocommit: each query is a transaction of its own, READ ONLY by the session's setting
+            # (`SET SESSION TRANSACTION READ ONLY` at connect; no query may change it: SET is refused)
             cur = pymysql.cursors.SSCursor(conn)
             try:
                 cur.execute(text)
@@ -154,7 +155,6 @@ class MysqlEngine(Engine):
                     self._drop(ref)
                 else:
                     cur.close()
-                    conn.rollback()
                     if time.perf_counter() - started >= timeout:
                         # MariaDB's SLEEP and BENCHMARK answer a row when its limit cuts them, no error
                         return failure("timeout", f"timed out after {timeout:g} s (cut by the server's "

@@ -57,6 +57,7 @@ _KNOWN_OTHERS = frozenset({"SHOW", "EXPLAIN", "DESCRIBE", "DESC", "PRAGMA", "SUM
                            "REPAIR", "BACKUP", "RESTORE", "BINLOG", "CACHE", "HELP", "SIGNAL", "RESIGNAL"})  # fmt: skip
 _QUERY_STARTS = frozenset({"SELECT", "WITH", "VALUES", "TABLE", "(", "L_PAREN"})
 _DIALECT_TOKENIZERS: dict[str, tokens.Tokenizer] = {}
+_EXECUTABLE_COMMENT = re.compile(r"/\*M?!")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
@@ -103,6 +104,10 @@ def _check(sql: str, dialect: str) -> str:
     text = sql.strip()
     if not text:
         raise Refused("empty", "empty query")
+    if dialect == "mysql" and _EXECUTABLE_COMMENT.search(text):
+        # MySQL and MariaDB run what `/*! … */` and `/*M! … */` hold, which every parser here reads as a
+        # comment: `SELECT 1 /*!50000 , LOAD_FILE('/etc/passwd') */` would pass any check of the rest
+        raise Refused("forbidden", "executable comments (/*! … */) are not allowed: the server runs them")
     try:
         toks = _tokenizer(dialect).tokenize(text)
     except (TokenError, ValueError) as exc:

@@ -13,15 +13,25 @@ from sqltriage.core.model import Schema
 from sqltriage.core.verdicts.exec_result import DEFAULT_TIMEOUT, ExecResult
 
 if TYPE_CHECKING:  # types only: sqlglot loads when the queries are parsed
+    from sqltriage.core.engines.registry import Database
     from sqltriage.core.sql.parse import ParsedQuery
 
 SHOWN_ROWS = 20
 
 
-def checked_db(db: Path | str | None, *, name: str = "--db") -> Path | None:
-    """The database to run both queries on; a missing file is refused, never created by opening it."""
+def checked_db(db: Path | str | None, *, name: str = "--db") -> Path | Database | None:
+    """The database to run both queries on; a missing file is refused, never created by opening it. A
+    server URL (`postgresql://…/dbname`, `mysql://…/dbname`) names one database on that server."""
     if db is None:
         return None
+    if "://" in str(db):
+        from sqltriage.core.engines.refs import PLACEHOLDER, parse_url
+        from sqltriage.core.engines.registry import Database
+
+        server = parse_url(str(db))
+        if server.per_db_id:
+            raise UsageError(f"{name} names one database: replace {PLACEHOLDER} in {server.redacted()}")
+        return Database(server.ref(""))
     path = Path(db)
     if not path.is_file():
         raise UsageError(
@@ -51,7 +61,7 @@ def compare_queries(
     gold_sql: str,
     pred_sql: str,
     *,
-    db: Path | None = None,
+    db: Path | Database | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     neighbours: int = 0,
     seed: int = 0,
@@ -74,7 +84,16 @@ def compare_queries(
     from sqltriage.core.sql.schema_guess import guess_schema
     from sqltriage.core.verdicts.pair_run import run_pair
 
-    schema: Schema = schema_from_sqlite(db) if db is not None else guess_schema([gold_sql, pred_sql])
+    if db is not None and not isinstance(
+        db, Path
+    ):  # on a server (read in its dialect: the caller's `use_dialect`)
+        if neighbours > 0 or verify:
+            raise UsageError("--neighbours and --verify need a SQLite file as --db, not a server")
+        from sqltriage.core.engines.registry import adapter_for
+
+        schema: Schema = adapter_for(db.engine).schema(db.ref).as_model("")
+    else:
+        schema = schema_from_sqlite(db) if db is not None else guess_schema([gold_sql, pred_sql])
     gold, pred = parse_sql(gold_sql, schema), parse_sql(pred_sql, schema)
     em = exact_match(gold_sql, pred_sql, schema)
     pm = partial_match(gold, pred, schema)

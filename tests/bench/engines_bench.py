@@ -33,7 +33,10 @@ def _copy(url: str) -> float:
 
     started = time.perf_counter()
     with contextlib.redirect_stdout(sys.stderr):
-        assert main(["db", "copy", str(SPIDER_DEV / "database"), "--to", url, "--json"]) == 0
+        assert (
+            main(["db", "copy", str(SPIDER_DEV / "database"), "--to", url, "--json", "--numbers-from-text"])
+            == 0
+        )
     return time.perf_counter() - started
 
 

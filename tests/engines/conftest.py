@@ -6,7 +6,7 @@ that cannot be had skips its tests with the reason; `.ci/run` installs both.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,18 +22,36 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group("engines"))
 
 
+def _started(start: Callable[[], Iterator[Server]]) -> Iterator[Server]:
+    """A server, started a second time (on another free port) when the first start fails: a port taken
+    between choosing it and binding it, or a machine too loaded to start in time, is not a test failure."""
+    for attempt in (1, 2):
+        running = start()
+        try:
+            server = next(running)
+        except Exception:  # a start that failed, whatever the step
+            if attempt == 2:
+                raise
+            continue
+        try:
+            yield server
+        finally:
+            running.close()
+        return
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[Server]:
     if (why := postgres_missing()) is not None:
         pytest.skip(why)
-    yield from start_postgres()
+    yield from _started(start_postgres)
 
 
 @pytest.fixture(scope="session")
 def maria_server() -> Iterator[Server]:
     if (why := mariadb_missing()) is not None:
         pytest.skip(why)
-    yield from start_mariadb()
+    yield from _started(start_mariadb)
 
 
 def _grant_reader_pg(server: Server, dbnames: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""Mini-Dev's first six PostgreSQL questions with GPT-4's shared predictions, on a small
+"""Mini-Dev's first six PostgreSQL and MySQL questions with GPT-4's shared predictions, on a small
 debit_card_specializing built here (BIRD's tables, hand-chosen rows), scored by `eval --db-url`: `ex_bird`
 (Mini-Dev's EX) and `soft_f1` as its evaluator computes them, each expected value derived by hand below."""
 
@@ -17,8 +17,8 @@ CUSTOMERS = [(1, "SME", "EUR"), (2, "LAM", "CZK"), (3, "SME", "CZK"), (4, "KAM",
 YEARMONTH = [(1, "201201", 100.0), (2, "201201", 50.0), (2, "201302", 30.0), (3, "201305", 20.0),
              (3, "201306", 40.0), (4, "201207", 10.0)]  # fmt: skip
 
-# (ex, soft_f1) per question, by hand on the rows above:
-EXPECTED = [
+# (ex, soft_f1) per question, by hand on the rows above: PostgreSQL
+EXPECTED_PG = [
     # 0: 1 EUR / 3 CZK. Gold: CAST(1 AS REAL) / NULLIF(3, 0): PostgreSQL divides a real by an integer
     #    in double precision (no real / integer operator; the integer goes to float8), 0.3333333333333333;
     #    GPT-4: 1::FLOAT / 3, the same double. EX 1, Soft F1 1.
@@ -37,6 +37,26 @@ EXPECTED = [
     #    shared: F1 0.
     (0, 0.0),
 ]
+EXPECTED_MYSQL = [
+    # 0: gold CAST(1 AS DOUBLE) / 3 = 0.3333333333333333; GPT-4 SUM(Currency = 'EUR') / SUM(Currency = 'CZK'):
+    #    SUM of an integer expression is a DECIMAL, and a DECIMAL quotient gets 4 more digits
+    #    (div_precision_increment): Decimal('0.3333'), not the double. EX 0, Soft F1 0.
+    (0, 0.0),
+    # 1: GPT-4 selects CustomerID from a join of two tables that both have it: ambiguous (1052), 0 and 0.
+    (0, 0.0),
+    # 2: 2013 by `Date BETWEEN '201301' AND '201312'` on text: the same rows, 30 / 12 = 2.5 both sides.
+    (1, 1.0),
+    # 3: as on PostgreSQL: (-40.0) against (60.0, 100.0, -40.0): EX 0, F1 0.5.
+    (0, 0.5),
+    # 4: GPT-4 groups by year but shows a month's `Date` ('2013..', 90.0) against ('2013'): no value shared.
+    (0, 0.0),
+    # 5: ('06') against ('201306', 40.0): 0 and 0.
+    (0, 0.0),
+]
+CASES = {
+    "postgresql": ("pg_server", EXPECTED_PG, "syntax"),
+    "mysql": ("maria_server", EXPECTED_MYSQL, "syntax"),
+}
 
 
 def _database(folder: Path) -> Path:
@@ -55,19 +75,22 @@ def _database(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.parametrize("dialect", list(CASES))
 def test_ex_and_soft_f1_on_shared_predictions(
-    pg_server: Server, shared_data: Path, tmp_path: Path, capsys
+    dialect: str, shared_data: Path, tmp_path: Path, capsys, request: pytest.FixtureRequest
 ) -> None:
     minidev = shared_data / "bird_minidev"
     if not minidev.is_dir():
         pytest.skip(f"BIRD Mini-Dev not found at {minidev}")
-    questions = json.loads((minidev / "mini_dev_postgresql.json").read_text())[:6]
+    fixture, expected, unknown_column = CASES[dialect]
+    server: Server = request.getfixturevalue(fixture)
+    questions = json.loads((minidev / f"mini_dev_{dialect}.json").read_text())[:6]
     assert {q["db_id"] for q in questions} == {"debit_card_specializing"}
-    preds = json.loads((minidev / "predictions" / "predict_mini_dev_gpt-4_postgresql.json").read_text())
+    preds = json.loads((minidev / "predictions" / f"predict_mini_dev_gpt-4_{dialect}.json").read_text())
     (tmp_path / "questions.json").write_text(json.dumps(questions))
     (tmp_path / "gpt4.json").write_text(json.dumps({str(i): preds[str(i)] for i in range(6)}))
     source = _database(tmp_path / "databases")
-    url = pg_server.url("minidev_{db_id}")
+    url = server.url("minidev_{db_id}")
     assert main(["db", "copy", str(source), "--to", url, "--replace", "--json"]) == 0
     ws = tmp_path / "w.db"
     assert main(["eval", str(tmp_path / "questions.json"), "--pred", f"gpt4={tmp_path / 'gpt4.json'}",
@@ -78,5 +101,5 @@ def test_ex_and_soft_f1_on_shared_predictions(
     golds = conn.execute("SELECT gold_error FROM examples ORDER BY idx").fetchall()
     conn.close()
     assert golds == [(None,)] * 6, golds
-    assert [(ex, pytest.approx(f1)) for ex, f1, _ in got] == EXPECTED, got
-    assert got[1][2] == "syntax"  # the unknown column, PostgreSQL's 42703
+    assert [(ex, pytest.approx(f1)) for ex, f1, _ in got] == expected, got
+    assert got[1][2] == unknown_column  # PostgreSQL's unknown column (42703), MySQL's ambiguous one (1052)

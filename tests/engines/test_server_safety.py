@@ -77,6 +77,26 @@ def test_read_only_transaction_holds_beneath_the_check(pg_server: Server, pg_spi
         assert conn.execute("SELECT last_value FROM probe_seq").fetchone() == before
 
 
+def test_mariadb_read_only_holds_beneath_the_check(maria_server: Server, maria_spider: str) -> None:
+    """MariaDB's NEXTVAL writes a sequence and is on no list: the session's READ ONLY stops it."""
+    import pymysql
+
+    admin = pymysql.connect(host=maria_server.host, port=maria_server.port, user="root", password="",
+                            database="spider_concert_singer", autocommit=True)  # fmt: skip
+    with admin.cursor() as cur:
+        cur.execute("CREATE SEQUENCE IF NOT EXISTS probe_seq NOCACHE")  # every value taken is written
+        cur.execute("SELECT next_not_cached_value FROM probe_seq")
+        before = cur.fetchall()
+    for url in (maria_spider, admin_url(maria_server)):
+        result = run(url, "SELECT NEXTVAL(probe_seq)")
+        assert result.error_kind == "forbidden" and "READ ONLY" in (result.error or ""), result
+    with admin.cursor() as cur:
+        cur.execute("SELECT next_not_cached_value FROM probe_seq")
+        assert cur.fetchall() == before
+        cur.execute("DROP SEQUENCE probe_seq")
+    admin.close()
+
+
 FILES_PG = [
     "SELECT pg_read_file('/etc/passwd')",
     "SELECT pg_read_binary_file('/etc/passwd')",
@@ -114,6 +134,8 @@ FILES_MARIA = [
     "SELECT GET_LOCK('held', 1)",
     "SET SESSION max_statement_time = 0",
     "HANDLER singer OPEN",
+    "SELECT Name /*!50000 , LOAD_FILE('/etc/passwd') */ FROM singer",
+    "SELECT Name FROM singer /*!50000 INTO OUTFILE '{files}/hidden.txt' */",
 ]
 
 

@@ -45,6 +45,15 @@ REFUSED = [
     ("mysql", "LOAD DATA INFILE '/etc/passwd' INTO TABLE singer", "forbidden"),
     ("mysql", "SET SESSION max_statement_time = 0", "forbidden"),
     ("mysql", "HANDLER singer OPEN", "forbidden"),
+    ("mysql", "SELECT 1 /*!50000 , LOAD_FILE('/etc/passwd') */", "forbidden"),  # run by the server
+    ("mysql", "SELECT 1 /*M!100000 , LOAD_FILE('/etc/passwd') */", "forbidden"),
+    # code the server runs hidden from a reader that splits strings or comments otherwise than the server
+    ("postgres", r"SELECT '\', pg_read_file('/etc/passwd') --'", "forbidden"),
+    ("postgres", r"SELECT E'\'', pg_read_file('/etc/passwd') --'", "forbidden"),
+    ("postgres", "SELECT $a$x$a$, pg_read_file('/etc/passwd')", "forbidden"),
+    ("mysql", r"SELECT '\'', LOAD_FILE('/etc/passwd') -- '", "forbidden"),
+    ("mysql", "SELECT 1 --1, LOAD_FILE('/etc/passwd')", "forbidden"),  # `--1` is no comment in MySQL
+    ("mysql", "SELECT 1 # a comment\n, LOAD_FILE('/etc/passwd')", "forbidden"),
     ("postgres", "", "empty"),
     ("postgres", "  ;  ", "empty"),
 ]
@@ -66,6 +75,7 @@ ALLOWED = [
     ("postgres", "SELECT pg_sleep(0.01)"),  # allowed: the statement timeout ends it
     ("postgres", "SELECT name::text, CAST(age AS FLOAT) / 2 FROM singer WHERE name ILIKE '%a%'"),
     ("mysql", "SELECT `name` FROM `singer` WHERE `age` > 20 ORDER BY `age` DESC LIMIT 1"),
+    ("mysql", "SELECT /*Max age*/ max(age) FROM singer"),  # an ordinary comment
     ("mysql", "SELECT SLEEP(0.01)"),
     ("postgres", "SELECT 'DROP TABLE singer; pg_read_file(x)' AS text_only"),  # words in strings are text
 ]

@@ -13,6 +13,10 @@ def run(args: argparse.Namespace) -> int:
     from sqltriage.core.verdicts.exec_result import DEFAULT_TIMEOUT
 
     db = checked_db(args.db or None)
+    if db is not None and not isinstance(db, Path):  # a server: both queries read in its dialect
+        from sqltriage.core.sql.parse import use_dialect
+
+        use_dialect(db.dialect)
     doc = compare_queries(
         args.gold,
         args.pred,

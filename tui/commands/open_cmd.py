@@ -124,11 +124,19 @@ def run(args: argparse.Namespace) -> int:
     config = load_config()
     if early is not None and (inputs.predictions or workspace != early.path):
         early = None  # not what is opened after all
+    options = options_from(args)
+    dataset = inputs.dataset
+    if options.db_url is not None:  # the live results run where the evaluation ran, read in its dialect
+        from sqltriage.core.engines.registry import on_server
+        from sqltriage.core.sql.parse import use_dialect
+
+        dataset = on_server(dataset, options.db_url)
+        use_dialect(options.dialect)
     app = create_app(
         workspace,
-        inputs.dataset,
+        dataset,
         inputs.predictions,
-        options_from(args),
+        options,
         keymap=config.keys,
         ex_mode=config.default_ex_mode,
         taxonomy=load_taxonomy(config.taxonomy),
