@@ -173,6 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_neighbour_options(p)
     _add_verify_options(p)
+    p.add_argument(
+        "--choose",
+        choices=("first", "majority"),
+        default=None,
+        help="of k candidates per question, score the first (default) or the execution majority's",
+    )
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser(

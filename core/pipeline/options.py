@@ -37,6 +37,7 @@ class EvalOptions:
     verify: bool = False  # bounded equivalence of each EX pass (`equivalence`, extra `verify`)
     verify_bound: int = VERIFY_BOUND  # rows per table of the symbolic databases
     verify_timeout: float = VERIFY_TIMEOUT  # seconds per pair, encoding and solving
+    choose: str = "first"  # which of k candidates is scored: "first" or "majority" (pipeline/candidates.py)
 
     def result_key(self) -> str:
         ts = f":n{self.neighbours}:s{self.seed}" if self.neighbours > 0 else ""
@@ -46,4 +47,5 @@ class EvalOptions:
             from sqltriage.core.verdicts.verify.check import ENCODING_VERSION
 
             eq = f":v{self.verify_bound}:vt{self.verify_timeout}:z{solver_version()}:e{ENCODING_VERSION}"
-        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}"
+        chosen = f":c{self.choose}" if self.choose != "first" else ""
+        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}{chosen}"

@@ -86,6 +86,8 @@ def eval_options(given: Mapping[str, Any], *, spell: Callable[[str], str] = str)
     for name in ("max_rows", "chunk_size"):
         if name in kwargs and kwargs[name] < 1:
             raise UsageError(f"{spell(name)} must be at least 1")
+    if "choose" in kwargs and kwargs["choose"] not in ("first", "majority"):
+        raise UsageError(f"{spell('choose')} must be first or majority")
     if "start_method" in kwargs and kwargs["start_method"] not in START_METHODS:
         raise UsageError(f"{spell('start_method')} must be one of {', '.join(START_METHODS)}")
     return EvalOptions(**kwargs)

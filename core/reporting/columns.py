@@ -81,4 +81,16 @@ EXTRA_COLUMNS = (
     "suggested_why",
     "difference",  # a difference a reader may forgive (the judgement's `unsure`)
     "refutation_witness",  # a realistic witness of another neighbour (docs/judgement.md)
+    # from raw responses and k candidates (docs/formats.md, "Raw responses")
+    "extraction",
+    "candidates",
+    "candidates_right",
+    "ex_majority",
+    "chosen",
+    "tokens",
+    "latency",
+    "cost",
+    "confidence",
+    "candidate_clusters",
+    "pred_raw",
 )

@@ -100,6 +100,18 @@ RESULT_COLUMNS: dict[str, type] = {
     "result_digest": str,  # the prediction's rows, digested: models failing an example the same way share it
     "judgement": str,  # right | wrong | unsure: the tool's call for a person (docs/judgement.md)
     "judgement_why": str,  # the reason, in one line
+    # from raw responses and k candidates (docs/formats.md, "Raw responses"; core/pipeline/candidates.py)
+    "pred_raw": str,  # the response as given, reasoning included
+    "extraction": str,  # how its SQL was found: fence-sql | fence | tag | sql-line | bare | failed: <why>
+    "candidates": int,  # k: the candidates of this example
+    "candidates_right": int,  # how many pass EX in the dataset's mode
+    "ex_majority": int,  # EX of the execution majority's earliest candidate
+    "chosen": int,  # which candidate the row scores (1 unless --choose majority)
+    "candidate_clusters": str,  # JSON: candidates grouped by equal results, the majority first
+    "tokens": float,  # per-row figures given with the responses, when present
+    "latency": float,  # seconds
+    "cost": float,
+    "confidence": float,
 }
 
 SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}

@@ -32,6 +32,7 @@ def options_from(args: argparse.Namespace) -> Any:
         "verify": getattr(args, "verify", None),
         "verify_bound": getattr(args, "verify_bound", None),
         "verify_timeout": getattr(args, "verify_timeout", None),
+        "choose": getattr(args, "choose", None),
     }
     return eval_options(given, spell=_flag)
 
@@ -161,6 +162,14 @@ def _run(args: argparse.Namespace) -> int:
         names = [p.name for p in inputs.predictions]
         frame = load_frame(ws, names)
         report = full_report(frame)
+        from sqltriage.core.reporting.candidates import response_report
+        from sqltriage.core.verdicts.ex_modes import DEFAULT_MODE, EX_MODES
+
+        fmt = inputs.dataset.format
+        report.update(response_report(frame, fmt if fmt in EX_MODES else DEFAULT_MODE))
+    for p in inputs.predictions:
+        for problem in p.problems:
+            err.print(f"[yellow]{p.name}: {problem} (row left out)[/]")
     unserved = ts_unserved(frame) if options.neighbours > 0 else {}
     err.print(
         f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
@@ -193,6 +202,7 @@ def _run(args: argparse.Namespace) -> int:
             "[dim]equivalence is off (a run with --verify is remembered; --no-verify turns it off): add --verify to check each EX pass against the gold on every database "
             "of up to 2 rows per table, more where a count or LIMIT needs them (see docs/verification.md)[/]"
         )
+    report["load_problems"] = {p.name: list(p.problems) for p in inputs.predictions if p.problems}
     report["workspace"] = str(path)
     report["ex_mode"] = "spider"
     report["run"] = {
