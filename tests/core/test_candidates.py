@@ -242,3 +242,19 @@ def test_a_bad_file_evaluates_with_per_row_errors(spider_dev: Path, tmp_path: Pa
     kinds = {r["extraction"]: r["rows"] for r in report["extraction"]}
     assert kinds["failed: no response"] == 1 and kinds["failed: no SQL found"] == 1
     assert sum(kinds.values()) == 1034
+
+
+def test_facets_of_candidates_and_figures(frames: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    from sqltriage.core.reporting.facet_names import SELECTION_MISSED, Filters
+    from sqltriage.core.reporting.facets import facet_counts, prepare
+
+    frame, _ = frames
+    expected = _expected(frame)
+    counts = facet_counts(prepare(frame), Filters({"model": frozenset({"k8"})}))
+    outcomes = dict(counts["outcome"])
+    assert outcomes[SELECTION_MISSED] == sum(w["first"] == 0 and w["right"] > 0 for w in expected.values())
+    assert dict(counts["extraction"]) == {"fence-sql": 1034}
+    # tokens 50 + index: 50 of them under 100, 900 from 100 to 1k, the last 84 above
+    assert dict(counts["tokens"]) == {"< 100": 50, "100 – 1k": 900, "1k – 10k": 84}
+    plain = dict(facet_counts(prepare(frame), Filters({"model": frozenset({"dinsql_gpt4"})}))["tokens"])
+    assert plain == {"(none)": 1034}
