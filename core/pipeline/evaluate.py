@@ -417,7 +417,10 @@ def evaluate(
         workspace.set_meta("alternatives_path", str(dataset.alternatives_file.resolve()))
     key = run_key(dataset, options)
     for position, p in enumerate(predictions):
-        texts = [x.sql for x in p.predictions]
+        # a row of responses depends on more than its scored text (its other candidates, the response):
+        # when such a file changes, all of its rows are redone
+        responses = any(not isinstance(_predicted(x), str) for x in p.predictions)
+        texts = None if responses else [x.sql for x in p.predictions]
         if workspace.register_model(
             p.name, str(p.path), p.format, p.sha256, f"{p.sha256}:{key}", position, texts
         ):
