@@ -4,10 +4,12 @@ LLM predictions arrive as whole responses: reasoning, then the query in a fence,
 bare. Every user's own extraction script differs, so results differ; one documented rule (docs/formats.md,
 "Raw responses") makes a response file score the same for everyone. The rule, first that applies:
 
-1. the last ```sql fence (also ```sqlite, ```postgresql, …), else the last bare ``` fence;
-2. else the last <answer>…</answer> or <sql>…</sql>;
-3. else the last "SQL:" line (also "SQL query:", "Final SQL:", "Query:", "Answer:");
-4. else the text itself when it reads as SQL (it starts with SELECT or WITH).
+1. the last ```sql fence (also ```sqlite, ```postgresql, …; ~~~ fences too), else the last bare ``` fence;
+2. else a JSON object with a "sql" or "query" key, in a ```json fence or as the whole response;
+3. else the last <answer>…</answer> or <sql>…</sql>;
+4. else the last "SQL:" line (also "SQL query:", "Final SQL:", "Query:", "Answer:");
+5. else the text itself when it reads as SQL (it starts with SELECT or WITH), up to the first blank line
+   that is not followed by more of the query.
 
 Reasoning (<think>…</think>, <thinking>…</thinking>, <reasoning>…</reasoning>) is dropped first, so a draft
 query inside it never wins. Of several statements the first is kept. All patterns are linear, so a 500 kB
@@ -19,7 +21,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-KINDS = ("fence-sql", "fence", "tag", "sql-line", "bare")  # how a query was found; else "failed: <why>"
+KINDS = (
+    "fence-sql",
+    "fence",
+    "json",
+    "tag",
+    "sql-line",
+    "bare",
+)  # how a query was found; else "failed: <why>"
 FAILED = "failed: "
 _SQL_LANGS = frozenset(
     {"sql", "sqlite", "sqlite3", "postgresql", "postgres", "psql", "mysql", "tsql", "plsql", "duckdb"}
@@ -28,11 +37,11 @@ _REASONING = re.compile(r"<(think|thinking|reasoning)\b[^>]*>.*?</\1\s*>", re.I 
 _OPEN_REASONING = re.compile(
     r"<(?:think|thinking|reasoning)\b[^>]*>|</(?:think|thinking|reasoning)\s*>", re.I
 )
-_FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.S)
+_FENCE = re.compile(r"(```|~~~)([^\n`~]*)\n(.*?)(?:\1|\Z)", re.S)
 _INLINE_FENCE = re.compile(r"```([^`\n]+)```")
 _TAG = re.compile(r"<(answer|sql)\b[^>]*>(.*?)</\1\s*>", re.I | re.S)
 _SQL_LINE = re.compile(
-    r"^[ \t>*#_-]*(?:final[ \t]+)?(?:sql(?:[ \t]+query)?|query|answer)[ \t*_]*:[ \t*_]*(.*)$", re.I | re.M
+    r"^[ \t>*#_-]*(?:final[ \t]+)?(sql(?:[ \t]+query)?|query|answer)[ \t*_]*:[ \t*_]*(.*)$", re.I | re.M
 )
 _STARTS_SQL = re.compile(r"\s*\(*\s*(?:select|with)\b", re.I)
 
@@ -56,9 +65,9 @@ def extract_sql(response: str | None) -> Extracted:
     text = _without_reasoning(response)
     if not text.strip():
         return Extracted("", FAILED + "only reasoning, no answer")
-    found = _from_fences(text) or _from_tags(text) or _from_sql_line(text)
+    found = _from_fences(text) or _from_json(text) or _from_tags(text) or _from_sql_line(text)
     if found is None and _STARTS_SQL.match(text):
-        found = (text, "bare")
+        found = (_sql_paragraphs(text), "bare")
     if found is None:
         return Extracted("", FAILED + "no SQL found")
     sql = first_statement(found[0])
@@ -69,7 +78,9 @@ def extract_sql(response: str | None) -> Extracted:
 
 def looks_like_response(text: str) -> bool:
     """Whether a value holds more than a query: a fence, reasoning, answer tags or a "SQL:" line."""
-    if "```" in text or _OPEN_REASONING.search(text) or _TAG.search(text):
+    if "```" in text or "~~~" in text or _OPEN_REASONING.search(text) or _TAG.search(text):
+        return True
+    if text.lstrip().startswith("{") and _from_json(text) is not None:
         return True
     return _SQL_LINE.search(text) is not None
 
@@ -86,18 +97,18 @@ def _without_reasoning(text: str) -> str:
 
 
 def _from_fences(text: str) -> tuple[str, str] | None:
-    if "```" not in text:
+    if "```" not in text and "~~~" not in text:
         return None
     tagged: str | None = None
     bare: str | None = None
     for match in _FENCE.finditer(text):
-        info, body = match.group(1).strip(), match.group(2)
+        info, body = match.group(2).strip(), match.group(3)
         if not body.strip():
             continue
         lang = info.split()[0].lower() if info else ""
         if lang in _SQL_LANGS:
             tagged = body
-        elif not lang:
+        elif not lang and not body.lstrip().startswith("{"):  # a bare fence of JSON is read as JSON
             bare = body
         elif _STARTS_SQL.match(info):  # ```SELECT … on the fence's own line
             bare = info + "\n" + body
@@ -115,6 +126,40 @@ def _from_fences(text: str) -> tuple[str, str] | None:
     return None
 
 
+_JSON_KEYS = ("sql", "SQL", "query", "sql_query", "final_sql", "answer")
+
+
+def _from_json(text: str) -> tuple[str, str] | None:
+    """The query of a JSON answer: the last ```json (or bare) fence holding an object, else the whole text."""
+    import json
+
+    bodies = [m.group(3) for m in _FENCE.finditer(text) if m.group(2).strip().lower() in ("json", "")]
+    stripped = text.strip()
+    if stripped.startswith("{") and stripped.endswith("}"):
+        bodies.append(stripped)
+    for body in reversed(bodies):
+        try:
+            value = json.loads(body)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            for key in _JSON_KEYS:
+                if isinstance(value.get(key), str) and value[key].strip():
+                    return value[key], "json"
+    return None
+
+
+def _sql_paragraphs(text: str) -> str:
+    """A bare query up to the first blank line that is not followed by more of it (an explanation after)."""
+    paragraphs = text.strip().split("\n\n")
+    kept = [paragraphs[0]]
+    for paragraph in paragraphs[1:]:
+        if not _continues_sql(paragraph):
+            break
+        kept.append(paragraph)
+    return "\n\n".join(kept)
+
+
 def _from_tags(text: str) -> tuple[str, str] | None:
     bodies = [m.group(2) for m in _TAG.finditer(text) if m.group(2).strip()]
     if not bodies:
@@ -125,13 +170,17 @@ def _from_tags(text: str) -> tuple[str, str] | None:
 
 
 def _from_sql_line(text: str) -> tuple[str, str] | None:
-    """The last "SQL:" line's query: the rest of its line, else the lines after it up to a blank line."""
-    last = None
-    for match in _SQL_LINE.finditer(text):
-        last = match
-    if last is None:
-        return None
-    rest = last.group(1).strip()
+    """The last "SQL:" line's query: the rest of its line, else the lines after it up to a blank line. A line
+    labelled "Answer:" or "Query:" counts only when what follows reads as SQL (an answer may be prose)."""
+    for match in reversed(list(_SQL_LINE.finditer(text))):
+        found = _line_query(text, match)
+        if found and (match.group(1).lower().startswith("sql") or _STARTS_SQL.match(found)):
+            return found, "sql-line"
+    return None
+
+
+def _line_query(text: str, last: re.Match[str]) -> str:
+    rest = last.group(2).strip()
     following = text[last.end() :].lstrip("\n")
     if not rest:
         rest = following.split("\n\n", 1)[0]
@@ -142,7 +191,7 @@ def _from_sql_line(text: str) -> tuple[str, str] | None:
     rest = rest.strip()
     if len(rest) > 1 and rest[0] == rest[-1] == "`":
         rest = rest.strip("`").strip()
-    return (rest, "sql-line") if rest else None
+    return rest
 
 
 def _continues_sql(lines: str) -> bool:

@@ -3,6 +3,7 @@ every response style an LLM writes, each query must come back exactly as it went
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,9 @@ STYLES: dict[str, Callable[[str], str]] = {
         f"The final query:\n```sql\n{s}\n```\nThis returns what was asked."
     ),
     "fence": lambda s: f"Here is the query:\n\n```\n{s}\n```\n",
+    "json": lambda s: (
+        "Structured output:\n```json\n" + json.dumps({"reasoning": "count rows", "sql": s}) + "\n```"
+    ),
     "tag": lambda s: f"<think>Maybe ```sql\nSELECT 1\n``` would do.</think>\n<answer>{s}</answer>",
     "sql-line": lambda s: f"The question asks for a count per group.\nSQL: {s}",
     "bare": lambda s: f"  {s}\n",
@@ -109,6 +113,22 @@ def test_a_500_kb_response_takes_milliseconds(spider_dev: Path) -> None:
     assert time.perf_counter() - started < 0.5
     assert (got.sql, got.extraction) == (query, "fence-sql")
     assert extract_sql(reasoning * 2).extraction == "failed: no SQL found"
+
+
+def test_other_ways_llms_write_a_query() -> None:
+    assert extract_sql("~~~sql\nSELECT 1\n~~~").extraction == "fence-sql"
+    assert extract_sql('{"query": "SELECT a FROM t"}') == extract_sql(
+        "```\n" + '{"sql": "SELECT a FROM t"}' + "\n```"
+    )
+    assert extract_sql('{"query": "SELECT a FROM t"}').extraction == "json"
+    assert extract_sql("**SQL:** SELECT 1").sql == "SELECT 1"
+    assert extract_sql("Final Answer: SELECT 2").sql == "SELECT 2"
+    # an answer in prose is not a query; a "SQL:" line earlier is
+    assert extract_sql("Answer: the number of singers.").extraction == "failed: no SQL found"
+    assert extract_sql("SQL: SELECT 1\nAnswer: it counts them").sql == "SELECT 1"
+    # a bare query ends at the first blank line that does not go on with it
+    assert extract_sql("SELECT a FROM t\n\nThis lists a.").sql == "SELECT a FROM t"
+    assert extract_sql("SELECT a\nFROM t\n\nWHERE x = 1\n\nDone.").sql == "SELECT a\nFROM t\n\nWHERE x = 1"
 
 
 def test_what_looks_like_a_response() -> None:
