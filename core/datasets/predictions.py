@@ -46,6 +46,7 @@ RESPONSE_COLUMNS = (
     "predictions",
     "candidates",
     "samples",
+    "choices",
     "modeloutput",
     "rawresponse",
     "answer",

@@ -218,6 +218,8 @@ def _texts(value: Any) -> list[str]:
             decoded = None
         if isinstance(decoded, list):
             value = decoded
+    if isinstance(value, dict) and isinstance(value.get("choices"), list):
+        value = value["choices"]  # a chat completion sampled n times: one candidate per choice
     if isinstance(value, list):
         return [_text(v) for v in value]
     return [_text(value)]
@@ -226,11 +228,15 @@ def _texts(value: Any) -> list[str]:
 def _text(value: Any) -> str:
     if value is None:
         return ""
-    if isinstance(value, dict):  # {"text": …} as some clients write a choice
+    if isinstance(value, dict):  # a choice as clients write it: {"text": …}, {"message": {"content": …}}
+        if isinstance(value.get("message"), dict):
+            return _text(value["message"])
         for key in _TEXT_KEYS:
-            if isinstance(value.get(key), str):
-                return value[key]
+            if isinstance(value.get(key), (str, list)):
+                return _text(value[key])
         return ""
+    if isinstance(value, list):  # content written as parts: [{"type": "text", "text": …}, …]
+        return "\n".join(_text(v) for v in value)
     return value if isinstance(value, str) else str(value)
 
 

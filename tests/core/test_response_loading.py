@@ -149,3 +149,28 @@ def test_a_file_of_bare_sql_is_read_as_before(
     preds = load_predictions(_jsonl(tmp_path / "plain.jsonl", records), spider)
     assert [p.sql for p in preds.predictions] == systems[4]
     assert all(p.raw is None and p.extraction is None for p in preds.predictions)
+
+
+def test_chat_completions_sampled_n_times(tmp_path: Path, spider: Dataset, systems: list[list[str]]) -> None:
+    """Rows as a chat API returns them: `choices`, each a message whose content may come in parts."""
+    records = []
+    for e in spider.examples:
+        a, b = systems[0][e.index], systems[1][e.index]
+        choices = [
+            {"index": 0, "message": {"role": "assistant", "content": f"```sql\n{a}\n```"}},
+            {
+                "index": 1,
+                "message": {"role": "assistant", "content": [{"type": "text", "text": f"SQL: {b}"}]},
+            },
+        ]
+        records.append({"id": e.index, "completion": {"choices": choices}, "usage": {"total_tokens": 42}})
+    preds = load_predictions(_jsonl(tmp_path / "chat.jsonl", records), spider)
+    p = preds.predictions[11]
+    assert p.candidates == (first_statement(systems[0][11]), first_statement(systems[1][11]))
+    assert p.candidate_extractions == ("fence-sql", "sql-line")
+    assert dict(p.extras) == {"tokens": 42.0}
+    top = [{"id": r["id"], "choices": r["completion"]["choices"]} for r in records]
+    assert (
+        load_predictions(_jsonl(tmp_path / "top.jsonl", top), spider).predictions[11].candidates
+        == p.candidates
+    )
