@@ -105,6 +105,11 @@ def test_bad_input_gives_per_row_problems_and_loses_nothing(
     assert by[2].problem == "1 candidate where the file's other rows have up to 4"
     assert by[1].problem is None and len(by[1].candidates) == 4
     line = len(records) - 1
+    from sqltriage.core.datasets.checks import summarize_predictions
+
+    summary = summarize_predictions(preds, spider).as_dict()  # what `check` prints: every problem, none lost
+    assert len(summary["problems"]) == sum(1 for p in preds.predictions if p.problem) + 2
+    assert summary["candidates"] == 4 and summary["extraction"]["failed: no response"] == 1
     assert preds.problems == (
         f"bad.jsonl line {line}: id 'nope' is not an example of {spider.name}",
         f"bad.jsonl line {line + 1}: has no id",
