@@ -103,7 +103,7 @@ def _run(gold: GoldContext, text: str, options: EvalOptions, runs: RunMemo) -> O
     if not text.strip():
         outcome = Outcome(0 if gold.result is not None else None, "error: empty", "empty prediction")
     elif gold.db_path is None or gold.result is None:
-        outcome = Outcome(None, f"text:{text}", None)  # no database: candidates cluster by their text
+        outcome = Outcome(None, f"rows:{text}", None)  # no database: candidates cluster by their text
     else:
         from sqltriage.core.verdicts.judgement.difference import result_digest
         from sqltriage.core.verdicts.pair_run import run_prediction
