@@ -162,10 +162,10 @@ def test_chat_completions_sampled_n_times(tmp_path: Path, spider: Dataset, syste
     for e in spider.examples:
         a, b = systems[0][e.index], systems[1][e.index]
         choices = [
-            {"index": 0, "message": {"role": "assistant", "content": f"```sql\n{a}\n```"}},
+            {"index": 0, "message": {"content": f"```sql\n{a}\n```"}},
             {
                 "index": 1,
-                "message": {"role": "assistant", "content": [{"type": "text", "text": f"SQL: {b}"}]},
+                "message": {"content": [{"type": "text", "text": f"SQL: {b}"}]},
             },
         ]
         records.append({"id": e.index, "completion": {"choices": choices}, "usage": {"total_tokens": 42}})
