@@ -127,6 +127,16 @@ def _add_team_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_db_url(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db-url",
+        metavar="URL",
+        help="run gold and predictions on a server: postgresql://user@host:port/dbname or mysql://…, all "
+        "databases in that one, or {db_id} in the name for one each; queries are read in its dialect "
+        '(needs pip install "sqltriage[engines]"; docs/engines.md)',
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sqltriage",
@@ -145,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-query timeout")
     _add_neighbour_options(p)
+    _add_db_url(p)
     _add_team_options(p)
 
     p = sub.add_parser("check", help="validate and summarise inputs without evaluating")
@@ -173,6 +184,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_neighbour_options(p)
     _add_verify_options(p)
+    _add_db_url(p)
+    p.add_argument(
+        "--ves",
+        type=int,
+        default=None,
+        metavar="N",
+        help="BIRD Mini-Dev's R-VES: run each pair whose results match N more times and score gold time over "
+        "predicted time (a timing: its spread is reported; 0 = off, the default)",
+    )
     p.add_argument(
         "--choose",
         choices=("first", "majority"),
@@ -278,6 +298,50 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--max-size", metavar="SIZE", help="keep at most this much (100KB, 500MB, 2GB)")
     q.add_argument(
         "--older-than", type=float, metavar="DAYS", help="remove entries unused for more than DAYS days"
+    )
+    q.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    p = sub.add_parser(
+        "db",
+        help="`db copy SOURCE --to URL`: SQLite databases into PostgreSQL or MySQL; `db generate DATASET --out "
+        "DIR`: databases from the schema alone",
+    )
+    db_sub = p.add_subparsers(dest="db_command", metavar="copy|generate")
+    q = db_sub.add_parser(
+        "generate",
+        help="one SQLite database per db_id from the schema, the golds and the evidence, for a dataset without "
+        "its files: DIR/<db_id>/<db_id>.sqlite (docs/judgement.md)",
+    )
+    _add_inputs(q)
+    q.add_argument(
+        "--out", required=True, metavar="DIR", help="the folder to write <db_id>/<db_id>.sqlite into"
+    )
+    q.add_argument("--seed", type=int, default=0, metavar="S", help="the generator's seed (default 0)")
+    q.add_argument(
+        "--rows",
+        type=int,
+        metavar="N",
+        help="tables hold between a few and about twice N rows (default: about 20)",
+    )
+    q.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    q = db_sub.add_parser(
+        "copy",
+        help="load SQLite databases (a file, or a folder of <db_id>/<db_id>.sqlite) into a server, with types, "
+        "keys and indexes (docs/engines.md)",
+    )
+    q.add_argument("source", metavar="SOURCE", help="a .sqlite file or a folder of <db_id>/<db_id>.sqlite")
+    q.add_argument(
+        "--to",
+        required=True,
+        metavar="URL",
+        help="postgresql://user@host:port/dbname or mysql://…; {db_id} in the name: one database each",
+    )
+    q.add_argument("--replace", action="store_true", help="drop and copy again tables that are already there")
+    q.add_argument(
+        "--numbers-from-text",
+        action="store_true",
+        help="columns declared text that hold only numbers become numbers, so that queries comparing them "
+        "with numbers work as on SQLite (Spider's `Year`); off by default (BIRD reads such columns as text)",
     )
     q.add_argument("--json", action="store_true", help="one JSON document on stdout")
 

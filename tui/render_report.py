@@ -37,6 +37,11 @@ def main_columns(models: list[dict[str, Any]]) -> list[tuple[str, str]]:
     if any(m.get("reviewed") for m in models):  # raw and reviewed EX side by side
         at = columns.index(("EX", "ex")) + 1
         columns[at:at] = [("EX reviewed", "ex_reviewed"), ("reviewed", "reviewed")]
+    if any(m.get("soft_f1_n") for m in models):
+        at = columns.index(("EX bird", "ex_bird")) + 1
+        columns[at:at] = [("Soft F1", "soft_f1")]
+        if any(m.get("r_ves_n") for m in models):
+            columns[at + 1 : at + 1] = [("R-VES", "r_ves")]
     if any(m.get("official_differs") for m in models):
         at = columns.index(("EX", "ex")) + 1
         columns[at:at] = [("EX official", "ex_official"), ("≠ official", "official_differs")]

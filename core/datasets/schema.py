@@ -97,7 +97,7 @@ def schema_from_sqlite(db_path: Path, db_id: str | None = None) -> Schema:
         for name in _table_names(conn):
             table = db.table(name)
             columns = table.columns
-            tables.append(Table(name, tuple(Column(c.name, _type_family(c.type)) for c in columns)))
+            tables.append(Table(name, tuple(Column(c.name, type_family(c.type)) for c in columns)))
             pks += [(name, c.name) for c in columns if c.is_pk]
             for fk in table.foreign_keys:
                 pairs = (
@@ -137,7 +137,7 @@ def table_sizes(db_path: Path) -> dict[str, int]:
         conn.close()
 
 
-def _type_family(declared: str) -> str:
+def type_family(declared: str) -> str:
     d = (declared or "").lower()
     if any(k in d for k in ("int", "real", "num", "dec", "double", "float")):
         return "number"

@@ -57,7 +57,8 @@ def run_key(dataset: Dataset, options: EvalOptions) -> str:
     h.update(options.result_key().encode())
     for db_id in sorted(dataset.databases):
         path = dataset.databases[db_id]
-        h.update(f"{db_id}={file_digest(path) if path else '-'};".encode())
+        digest = "-" if path is None else file_digest(path) if isinstance(path, Path) else path.fingerprint
+        h.update(f"{db_id}={digest};".encode())
     return h.hexdigest()
 
 
@@ -93,6 +94,9 @@ def _init_worker(
         die_with_parent(parent_pid, thread_safe=True)  # the pool lives within one call of `evaluate`
     if quiet:
         quiet_worker()
+    from sqltriage.core.sql.parse import use_dialect
+
+    use_dialect(options.dialect)
 
     # What the last run memoised for its dataset and options (the neighbour sets, a database's golds) is
     # not this run's: a Dask worker lives on from one run to the next.
@@ -140,6 +144,8 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
         try:
             if db_path is None:
                 raise NeighbourError("the database is missing")
+            if not isinstance(db_path, Path):
+                raise NeighbourError("the database is on a server (neighbours are SQLite files)")
             paths = ensure_neighbours(
                 db_path,
                 golds,
@@ -412,6 +418,19 @@ def evaluate(
     options = options or EvalOptions()
     started = time.perf_counter()
     summary = EvalSummary(workspace.path, [p.name for p in predictions])
+    from sqltriage.core.sql.parse import use_dialect
+
+    use_dialect(options.dialect)
+    if options.db_url is not None:  # every database on the server: gold and predictions run there
+        from sqltriage.core.engines.refs import parse_url
+        from sqltriage.core.engines.registry import on_server
+
+        dataset = on_server(dataset, options.db_url)
+        workspace.set_meta("engine", parse_url(options.db_url).engine)
+        workspace.set_meta("db_url", parse_url(options.db_url).redacted())
+    else:
+        workspace.set_meta("engine", "sqlite")
+    workspace.set_meta("dialect", options.dialect)
     workspace.sync_examples(dataset, base_example_rows)
     if dataset.alternatives_file is not None:  # so that the workspace opened alone reads them again
         workspace.set_meta("alternatives_path", str(dataset.alternatives_file.resolve()))

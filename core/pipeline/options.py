@@ -12,7 +12,7 @@ from sqltriage.core.verdicts.exec_result import DEFAULT_MAX_ROWS, DEFAULT_TIMEOU
 from sqltriage.core.verdicts.verify.check import DEFAULT_BOUND as VERIFY_BOUND
 from sqltriage.core.verdicts.verify.check import DEFAULT_TIMEOUT as VERIFY_TIMEOUT
 
-METRICS_VERSION = "15"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "16"  # bump whenever a metric's definition changes: stored results are then recomputed
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
 VERIFY_META = "verify"  # "bound:timeout" of the last finished run with --verify ("" without), kept likewise
 START_METHODS = ("fork", "spawn")  # how the pool may start its worker processes
@@ -37,7 +37,17 @@ class EvalOptions:
     verify: bool = False  # bounded equivalence of each EX pass (`equivalence`, extra `verify`)
     verify_bound: int = VERIFY_BOUND  # rows per table of the symbolic databases
     verify_timeout: float = VERIFY_TIMEOUT  # seconds per pair, encoding and solving
+    ves: int = 0  # runs of each EX-passing pair for Mini-Dev's R-VES (`--ves N`); 0 = off
+    db_url: str | None = None  # a PostgreSQL or MySQL server holding the databases (`--db-url`); None: SQLite
     choose: str = "first"  # which of k candidates is scored: "first" or "majority" (pipeline/candidates.py)
+
+    @property
+    def dialect(self) -> str:
+        """sqlglot's name of the dialect gold and predictions are read in: the engine's."""
+        if self.db_url is None:
+            return "sqlite"
+        scheme = self.db_url.split(":", 1)[0].lower()
+        return "postgres" if scheme.startswith("postgres") else "mysql"
 
     def result_key(self) -> str:
         ts = f":n{self.neighbours}:s{self.seed}" if self.neighbours > 0 else ""
@@ -47,5 +57,11 @@ class EvalOptions:
             from sqltriage.core.verdicts.verify.check import ENCODING_VERSION
 
             eq = f":v{self.verify_bound}:vt{self.verify_timeout}:z{solver_version()}:e{ENCODING_VERSION}"
+        on = ""
+        if self.db_url is not None:
+            from sqltriage.core.engines.refs import parse_url
+
+            on = f":db{parse_url(self.db_url).redacted()}"
+        ves = f":ves{self.ves}" if self.ves > 0 else ""
         chosen = f":c{self.choose}" if self.choose != "first" else ""
-        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}{chosen}"
+        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}{on}{ves}{chosen}"

@@ -335,6 +335,11 @@ def evaluate_pair(
     if gold.db_path is not None and gold.result is not None:
         outcomes, pred_result = _execute_pair(gold, pred_sql, options)
         row.update(outcomes)
+        from sqltriage.core.pipeline.minidev_columns import minidev_columns
+
+        row.update(
+            minidev_columns(gold.db_path, gold.example.gold_sql, gold.result, pred_sql, pred_result, options)
+        )
         if pred_result.error and error is None:
             error, kind = pred_result.error, pred_result.error_kind
     else:
@@ -343,6 +348,20 @@ def evaluate_pair(
         from sqltriage.core.verdicts.testsuite.match import ts_columns
 
         row.update(ts_columns(gold, pred_sql, options, row))
+        if gold.db_path is None and gold.schema_dbs:  # no file: the databases generated from the schema
+            from sqltriage.core.verdicts.judgement.schema_only import schema_columns
+
+            row.update(
+                schema_columns(
+                    gold.example.gold_sql,
+                    pred_sql,
+                    gold.schema,
+                    gold.schema_dbs,
+                    mode=gold.ex_mode,
+                    timeout=options.timeout,
+                    max_rows=options.max_rows,
+                )
+            )
     if options.verify:
         from sqltriage.core.verdicts.verify.columns import verify_columns
 
@@ -350,7 +369,7 @@ def evaluate_pair(
             verify_columns(
                 gold.example.gold_sql,
                 pred_sql,
-                gold.db_path if gold.result is not None and gold.result.ok else None,
+                _file(gold.db_path) if gold.result is not None and gold.result.ok else None,
                 row,
                 bound=options.verify_bound,
                 timeout=options.verify_timeout,
@@ -393,10 +412,10 @@ def _judgement_inputs(
         max_rows=options.max_rows,
         extra_foreign_keys=gold.schema.foreign_keys if gold.schema is not None else (),
     )
-    return judgement_columns(
+    found = judgement_columns(
         gold.example.gold_sql,
         pred_sql,
-        gold.db_path,
+        _file(gold.db_path),
         row,
         gold.result,
         pred_result,
@@ -405,6 +424,14 @@ def _judgement_inputs(
         max_rows=options.max_rows,
         others=others if gold.neighbours else None,
     )
+    # what the databases generated from the schema found (no file: schema_only.py) is kept
+    return {k: v for k, v in found.items() if v is not None or row.get(k) is None}
+
+
+def _file(db: Path | None) -> Path | None:
+    """The SQLite file, None for a database on a server (`--db-url`): the solver and the judgement's
+    witnesses keep SQLite semantics and run on SQLite files only."""
+    return db if isinstance(db, Path) else None
 
 
 # Suggestions of the latest (gold, prediction) pairs: systems often predict the same text for an example,

@@ -28,6 +28,7 @@ FORK_MIN_PAIRS = 100  # a forked one starts at once
 WORKER_MODULES = (
     "sqltriage.core.pipeline.evaluate",  # the module tasks are unpickled from: pair, execution
     "sqltriage.core.pipeline.gc_budget",
+    "sqltriage.core.pipeline.minidev_columns",
     "sqltriage.core.pipeline.shared_analyses",
     "sqltriage.core.datasets.alternatives",
     "sqltriage.core.questions.reasoning",
@@ -38,6 +39,7 @@ WORKER_MODULES = (
     "sqltriage.core.sql.partial_match",
     "sqltriage.core.suggest",
     "sqltriage.core.verdicts.gold_audit",
+    "sqltriage.core.verdicts.minidev",
     "sqltriage.core.verdicts.judgement.columns",
     "sqltriage.core.verdicts.judgement.difference",
     "sqltriage.core.verdicts.judgement.realistic",

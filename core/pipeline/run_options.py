@@ -86,6 +86,14 @@ def eval_options(given: Mapping[str, Any], *, spell: Callable[[str], str] = str)
     for name in ("max_rows", "chunk_size"):
         if name in kwargs and kwargs[name] < 1:
             raise UsageError(f"{spell(name)} must be at least 1")
+    if "ves" in kwargs and kwargs["ves"] < 0:
+        raise UsageError(f"{spell('ves')} must be 0 (off) or a positive number of runs")
+    if "db_url" in kwargs:
+        from sqltriage.core.engines.refs import parse_url
+
+        parse_url(kwargs["db_url"])  # a URL that does not parse is refused here, naming no password
+        if "cluster" in kwargs:
+            raise UsageError(f"{spell('db_url')} and {spell('cluster')} do not go together yet")
     if "choose" in kwargs and kwargs["choose"] not in ("first", "majority"):
         raise UsageError(f"{spell('choose')} must be first or majority")
     if "start_method" in kwargs and kwargs["start_method"] not in START_METHODS:

@@ -81,6 +81,10 @@ EXTRA_COLUMNS = (
     "suggested_why",
     "difference",  # a difference a reader may forgive (the judgement's `unsure`)
     "refutation_witness",  # a realistic witness of another neighbour (docs/judgement.md)
+    "soft_f1",
+    "r_ves",
+    "ves_ratio",
+    "ves_ratio_sd",
     # from raw responses and k candidates (docs/formats.md, "Raw responses")
     "extraction",
     "candidates",

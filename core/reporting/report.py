@@ -23,6 +23,7 @@ EXEC_METRICS = (
     "ex_ts",
     "ex_ts_bird",
     "ex_ts_archer",
+    "soft_f1",
 )
 MATCH_METRICS = ("em", "em_spider", "pm", "sm", "om", "vm")
 AUTHORS_METRICS = (
@@ -298,6 +299,13 @@ def _aggregations() -> list[pl.Expr]:
     aggs = [pl.len().alias("n"), pl.col("ex").is_not_null().sum().alias("n_exec")]
     for m in (*EXEC_METRICS, *MATCH_METRICS, *AUTHORS_METRICS):
         aggs += [pl.col(m).cast(pl.Float64).mean().alias(m), pl.col(m).count().alias(f"{m}_n")]
+    # Mini-Dev's R-VES: the mean of √reward × 100 over the rows timed, and how many of them have a ratio
+    # whose spread over the runs reaches the next reward bucket (the timing could have scored otherwise)
+    aggs += [
+        (pl.col("r_ves").cast(pl.Float64).sqrt().mean() * 100).alias("r_ves"),
+        pl.col("r_ves").count().alias("r_ves_n"),
+        _ves_unsteady().sum().alias("r_ves_unsteady"),
+    ]
     # rows where the official evaluator's verdict is not ex_spider's (a verdict against none counts)
     aggs.append(pl.col("ex_official").ne_missing(pl.col("ex_spider")).sum().alias("official_differs"))
     # reviewed EX: after the triage tags (core/verdicts/review.py), with how many rows a person reviewed
@@ -307,6 +315,16 @@ def _aggregations() -> list[pl.Expr]:
         pl.col("reviewed").sum().alias("reviewed"),
     ]
     return aggs
+
+
+def _ves_unsteady() -> pl.Expr:
+    """A timed row whose ratio ± its standard deviation crosses a reward boundary (0.25, 0.5, 1, 2)."""
+    lo = pl.col("ves_ratio") - pl.col("ves_ratio_sd").fill_null(0)
+    hi = pl.col("ves_ratio") + pl.col("ves_ratio_sd").fill_null(0)
+    crosses = pl.lit(False)
+    for edge in (0.25, 0.5, 1.0, 2.0):
+        crosses = crosses | ((lo < edge) & (hi >= edge))
+    return crosses.fill_null(False)
 
 
 def _verified_aggregations() -> list[pl.Expr]:

@@ -20,12 +20,28 @@ from sqltriage.core.model import Schema
 
 DIALECT = "sqlite"
 T = TypeVar("T")
+_READ = [DIALECT]  # the dialect queries are read in: SQLite's, or the engine's of `eval --db-url`
 
 
 @cache
+def _dialect(name: str) -> Dialect:
+    return Dialect.get_or_raise(name)
+
+
 def sqlite_dialect() -> Dialect:
     """One dialect instance for every parse (a lookup by name builds a new one each time)."""
-    return Dialect.get_or_raise(DIALECT)
+    return _dialect(DIALECT)
+
+
+def use_dialect(name: str) -> None:
+    """Read every query of this process in `name` (sqlglot's: "sqlite", "postgres", "mysql"): an
+    evaluation on a server sets it once, in itself and in each worker, before any parse."""
+    _READ[0] = name
+
+
+def read_dialect() -> Dialect:
+    """The dialect queries are read (and shown) in: SQLite's unless `use_dialect` said otherwise."""
+    return _dialect(_READ[0])
 
 
 # Predicates whose right-hand side is a value in the queries people write.
@@ -62,7 +78,7 @@ def parse_sql(sql: str, schema: Schema | None = None) -> ParsedQuery:
     if not body:
         return ParsedQuery(sql, None, "empty query")
     try:
-        trees = [t for t in sqlite_dialect().parse(body) if t is not None]
+        trees = [t for t in read_dialect().parse(body) if t is not None]
     except RecursionError:
         return ParsedQuery(sql, None, "query too deeply nested to parse")
     except Exception as exc:  # sqlglot raises ParseError, TokenError and, on odd input, others
@@ -75,7 +91,8 @@ def parse_sql(sql: str, schema: Schema | None = None) -> ParsedQuery:
     if isinstance(tree, (exp.Condition, exp.Alias, exp.Identifier)) and not isinstance(tree, exp.Query):
         # sqlglot reads `SELEC name` as an aliased column; no SQL engine runs a bare expression
         return ParsedQuery(sql, None, f"not a SQL statement: {body.split()[0][:40]!r} starts no statement")
-    _double_quoted_strings(tree, body, schema)
+    if _READ[0] == DIALECT:  # only SQLite reads a double-quoted name that names nothing as a string
+        _double_quoted_strings(tree, body, schema)
     return ParsedQuery(sql, tree, None)
 
 
@@ -99,7 +116,7 @@ def pretty(sql: str) -> str:
 
 def pretty_tree(tree: exp.Expression, fallback: str = "") -> str:
     try:
-        return tree.sql(dialect=DIALECT, pretty=True)
+        return tree.sql(dialect=read_dialect(), pretty=True)
     except Exception:  # generation of an odd tree must not break a display
         return fallback
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 DEFAULT_TIMEOUT = 5.0  # seconds per query, execution and fetch together
 DEFAULT_MAX_ROWS = 100_000  # rows fetched before a result is marked truncated
@@ -40,10 +41,23 @@ class ExecResult:
     # Where the result came from, so `ex_spider` can re-run the official rewriting of the query when
     # a caller gives only the results; not part of equality.
     sql: str | None = field(default=None, compare=False, repr=False)
-    db_path: Path | None = field(default=None, compare=False, repr=False)
+    db_path: Path | ServerDatabase | None = field(default=None, compare=False, repr=False)
     timeout: float = field(default=DEFAULT_TIMEOUT, compare=False, repr=False)
     max_rows: int = field(default=DEFAULT_MAX_ROWS, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+@runtime_checkable
+class ServerDatabase(Protocol):
+    """A database on a server, where a SQLite file's `Path` stands otherwise (`engines.refs.DbRef`): named
+    here so that execution runs it without importing the engines, which build on execution."""
+
+    engine: str
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    def execute(self, sql: str, *, timeout: float, max_rows: int) -> ExecResult: ...

@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
-from sqltriage.core.verdicts.exec_result import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, ExecResult
+from sqltriage.core.verdicts.exec_result import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, ExecResult, ServerDatabase
 
 MAX_RESULT_BYTES = 256 * 1024 * 1024  # text/blob bytes fetched before a result is marked truncated
 MAX_SQL_BYTES = 1_000_000  # longer statements are refused by SQLite ("string or blob too big")
@@ -306,7 +306,7 @@ def _kind_of(exc: Exception, guard: _Guard, conn: sqlite3.Connection, sql: str) 
 
 
 def execute(
-    db_path: Path | None,
+    db_path: Path | ServerDatabase | None,
     sql: str,
     *,
     timeout: float = DEFAULT_TIMEOUT,
@@ -316,12 +316,19 @@ def execute(
     """Run one untrusted statement read-only on `db_path`; every failure is returned, none raised.
 
     `steps`: a budget of SQLite VM instructions (`steps_for`), for a query whose outcome must be the same on
-    a loaded machine as on a quiet one; `timeout` then only guards the wall clock."""
+    a loaded machine as on a quiet one; `timeout` then only guards the wall clock. A database on a server
+    (`ServerDatabase`) runs through its engine's adapter, under the server's own limits."""
+    if db_path is not None and not isinstance(db_path, Path | str):
+        return _stamped(
+            db_path.execute(sql, timeout=timeout, max_rows=max_rows), sql, db_path, timeout, max_rows
+        )
     result = _execute(db_path, sql, timeout, max_rows, steps)
     return _stamped(result, sql, _as_path(db_path) if db_path is not None else None, timeout, max_rows)
 
 
-def _stamped(result: ExecResult, sql: str, db_path: Path | None, timeout: float, max_rows: int) -> ExecResult:
+def _stamped(
+    result: ExecResult, sql: str, db_path: Path | ServerDatabase | None, timeout: float, max_rows: int
+) -> ExecResult:
     """`result` with where it came from (built directly: `dataclasses.replace` costs more than most
     queries on a small database, at one call per query)."""
     return ExecResult(
@@ -536,12 +543,15 @@ class GoldResultCache:
 
     def get(
         self,
-        db_path: Path | None,
+        db_path: Path | ServerDatabase | None,
         gold_sql: str,
         timeout: float = DEFAULT_TIMEOUT,
         max_rows: int = DEFAULT_MAX_ROWS,
     ) -> ExecResult:
-        digest = self._digest(_as_path(db_path)) if db_path is not None else None
+        if db_path is not None and not isinstance(db_path, Path | str):
+            digest: str | None = db_path.fingerprint
+        else:
+            digest = self._digest(_as_path(db_path)) if db_path is not None else None
         if digest is None:  # missing or unreadable: nothing worth caching
             return execute(db_path, gold_sql, timeout=timeout, max_rows=max_rows)
         key = (digest, gold_sql, timeout, max_rows)

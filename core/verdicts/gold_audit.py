@@ -145,7 +145,7 @@ def _gold_tree(gold_sql: str, parsed: ParsedQuery | None) -> Any:
     import sqlglot
     from sqlglot.errors import SqlglotError
 
-    from sqltriage.core.sql.parse import sqlite_dialect, statement_body
+    from sqltriage.core.sql.parse import read_dialect, statement_body
 
     text = gold_sql.strip().rstrip(";")
     if (
@@ -157,7 +157,7 @@ def _gold_tree(gold_sql: str, parsed: ParsedQuery | None) -> Any:
     ):
         return parsed.tree
     try:
-        return sqlglot.parse_one(text, read=sqlite_dialect())
+        return sqlglot.parse_one(text, read=read_dialect())
     except (SqlglotError, ValueError, RecursionError):
         return None
 

@@ -34,6 +34,8 @@ ROW_INPUTS = (
     "fragile_side",
     "difference",
     "result_digest",
+    "schema_verdict",
+    "values_match",
     "judgement",
     "judgement_why",
 )

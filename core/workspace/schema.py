@@ -95,11 +95,17 @@ RESULT_COLUMNS: dict[str, type] = {
     "refutation_assumption": str,  # what the refuting witness needs that the data never shows (docs/judgement.md)
     "refutation_detail": str,  # the same in one line a person reads
     "fragile_side": str,  # gold | prediction | both: which query the assumption breaks
-    "refutation_witness": str,  # a realistic witness of another neighbour, when the row's own needs more
+    "refutation_witness": str,
+    "values_match": int,  # no database file: gold and prediction name the same literal values
+    "schema_verdict": str,  # no database file: agrees | differs | prediction fails | gold fails, on generated ones  # a realistic witness of another neighbour, when the row's own needs more
     "difference": str,  # a difference a reader may forgive: repeated rows, extra columns, rounding
     "result_digest": str,  # the prediction's rows, digested: models failing an example the same way share it
     "judgement": str,  # right | wrong | unsure: the tool's call for a person (docs/judgement.md)
     "judgement_why": str,  # the reason, in one line
+    "soft_f1": float,  # BIRD Mini-Dev's Soft F1: rows paired by position, values by equality (docs/engines.md)
+    "r_ves": float,  # Mini-Dev's R-VES reward (0 … 1.25) over `eval --ves N` runs; empty without --ves
+    "ves_ratio": float,  # gold time / predicted time, mean of the runs within 3 sd
+    "ves_ratio_sd": float,  # its standard deviation over the runs: R-VES is a timing
     # from raw responses and k candidates (docs/formats.md, "Raw responses"; core/pipeline/candidates.py)
     "pred_raw": str,  # the response as given, reasoning included
     "extraction": str,  # how its SQL was found: fence-sql | fence | tag | sql-line | bare | failed: <why>

@@ -61,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import team_bench
 
         return team_bench.main(argv[1:])
+    if argv[:1] == ["engines"]:  # PostgreSQL beside SQLite and beside a plain psycopg loop; db copy
+        from tests.bench import engines_bench
+
+        return engines_bench.main(argv[1:])
     if argv[:1] == ["candidates"]:  # 8 candidates per question against the first alone
         from tests.bench import candidates_bench
 

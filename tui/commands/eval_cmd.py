@@ -32,6 +32,8 @@ def options_from(args: argparse.Namespace) -> Any:
         "verify": getattr(args, "verify", None),
         "verify_bound": getattr(args, "verify_bound", None),
         "verify_timeout": getattr(args, "verify_timeout", None),
+        "db_url": getattr(args, "db_url", None),
+        "ves": getattr(args, "ves", None),
         "choose": getattr(args, "choose", None),
     }
     return eval_options(given, spell=_flag)
@@ -136,6 +138,14 @@ def _run(args: argparse.Namespace) -> int:
     options = options_from(args)
     err = make_console(stderr=True)
     err.print(f"workspace: {path}")
+    if options.db_url is not None:
+        from sqltriage.core.engines.refs import parse_url
+        from sqltriage.core.engines.registry import warnings_for
+
+        server = parse_url(options.db_url)
+        err.print(f"engine: {server.engine} at {server.redacted()} (queries read as {options.dialect} SQL)")
+        for warning in warnings_for(options.db_url, list(inputs.dataset.db_ids)):
+            err.print(f"[yellow]warning: {warning}[/]", markup=True)
     with Workspace.open(path) as ws:
         with Progress(
             TextColumn("{task.description}"),
@@ -205,6 +215,8 @@ def _run(args: argparse.Namespace) -> int:
     report["load_problems"] = {p.name: list(p.problems) for p in inputs.predictions if p.problems}
     report["workspace"] = str(path)
     report["ex_mode"] = "spider"
+    report["engine"] = options.db_url.split(":", 1)[0] if options.db_url else "sqlite"
+    report["dialect"] = options.dialect
     report["run"] = {
         "computed": summary.computed,
         "reused": summary.reused,

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from sqltriage.core.verdicts.judgement.breaches import KINDS, Breach, breaches, witness_columns
 from sqltriage.core.verdicts.judgement.reads import Reads, merge, reads_of
-from sqltriage.core.verdicts.judgement.regularities import regularities
+from sqltriage.core.verdicts.judgement.regularities import Regularities, regularities
 from sqltriage.core.verdicts.judgement.repair import copy_of, repair
 
 NONE = "none"
@@ -38,15 +38,17 @@ class Assumption:
 
 def classify(
     witness: Path,
-    original: Path,
+    original: Path | None,
     gold_sql: str,
     pred_sql: str,
     *,
     mode: str = "spider",
     timeout: float = 5.0,
     max_rows: int = 10_000,
+    regs: Regularities | None = None,
 ) -> Assumption | None:
-    """The assumption of a refutation; None when the witness cannot be read or no longer refutes."""
+    """The assumption of a refutation; None when the witness cannot be read or no longer refutes. `regs`:
+    the regularities to hold it against where there is no original (`schema_regularities`)."""
     from sqltriage.core.verdicts.testsuite.shrink import Differ
 
     try:
@@ -55,8 +57,11 @@ def classify(
             conn = copy_of(source)
         finally:
             source.close()
-        regs = regularities(original)
+        regs = regs if regs is not None else regularities(original) if original is not None else None
     except (OSError, sqlite3.Error):
+        return None
+    if regs is None:  # nothing to hold the witness against
+        conn.close()
         return None
     try:
         differs = Differ(gold_sql, pred_sql, mode, timeout=timeout, max_rows=max_rows, pred_may_fail=True)

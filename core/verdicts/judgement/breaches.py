@@ -178,9 +178,13 @@ def _dangling(conn: sqlite3.Connection, regs: Regularities, reads: Reads, tables
             facts = regs.facts(*child)
             if facts is not None and facts.key:
                 continue  # a table's own key refers to nothing: a pet no one owns is no broken reference
-            child_values = regs.values(*child)
-            if not child_values or not child_values <= regs.values(*parent):
-                continue
+            if regs.path is None:  # the schema alone: a declared foreign key resolves
+                if (child, parent) not in regs.links:
+                    continue
+            else:
+                child_values = regs.values(*child)
+                if not child_values or not child_values <= regs.values(*parent):
+                    continue
             c_name, c_cols = tables[child[0]]
             p_name, p_cols = tables[parent[0]]
             c_col = next((c for c in c_cols if c.lower() == child[1]), None)

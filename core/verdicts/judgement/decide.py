@@ -24,9 +24,7 @@ def judge(row: Mapping[str, Any], flags: str | None, mode: str = "spider") -> tu
     the example's `gold_flags`."""
     ex = row.get(f"ex_{mode}")
     if row.get("db_missing"):
-        if row.get("em") == 1:
-            return RIGHT, "no database to run: the prediction matches the gold exactly (exact-set match)"
-        return UNSURE, "no database to run either query: only the structure can be compared"
+        return _from_schema(row, flags)
     if row.get("gold_error"):
         return UNSURE, f"the gold itself fails: {_first_line(row['gold_error'])}"
     if ex is None or row.get("error"):
@@ -41,6 +39,40 @@ def judge(row: Mapping[str, Any], flags: str | None, mode: str = "spider") -> tu
     if row.get("difference"):
         return UNSURE, f"fails EX by a difference a reader may forgive: {row['difference']}"
     return WRONG, "returns other rows than the gold on the original database"
+
+
+def _from_schema(row: Mapping[str, Any], flags: str | None) -> tuple[str, str]:
+    """No database file: exact match, and what the databases generated from the schema show
+    (`schema_verdict`, verdicts/judgement/schema_only.py). Said plainly: from the schema, not from data."""
+    if row.get("em") == 1 and row.get("values_match") != 0:
+        return RIGHT, "no database to run: the prediction matches the gold exactly (exact-set match)"
+    verdict, detail = row.get("schema_verdict"), row.get("refutation_detail") or ""
+    if verdict == "prediction fails":
+        return WRONG, f"no database file; {detail}"
+    if verdict == "differs":
+        assumption = row.get("refutation_assumption")
+        if assumption is None:
+            return (
+                UNSURE,
+                "no database file; a database generated from the schema tells them apart, but its witness could not be read",
+            )
+        if assumption != "none":
+            return UNSURE, f"no database file; {detail}"
+        if row.get("difference"):
+            return (
+                UNSURE,
+                f"no database file; {detail}, but only by a difference a reader may forgive: {row['difference']}",
+            )
+        if doubts := strong(flags, row):
+            return UNSURE, f"no database file; {detail}, against a doubted gold ({', '.join(doubts)})"
+        return WRONG, f"no database file; {detail}"
+    if verdict == "agrees":
+        n = row.get("ts_databases") or 0
+        return UNSURE, (
+            f"no database file; agrees with the gold on {n} database(s) generated from the schema, which "
+            "proves nothing"
+        )
+    return UNSURE, "no database to run either query: only the structure can be compared"
 
 
 def _passed(row: Mapping[str, Any], flags: str | None, mode: str) -> tuple[str, str]:

@@ -20,6 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
+from sqltriage.core.model import Schema
+
 SAMPLE = 20_000  # rows per table the facts are read from
 DOMAIN_MAX = 12  # at most this many distinct values, each seen twice on average: a closed domain
 DOMAIN_REPEAT = 2
@@ -248,3 +250,43 @@ def normalised(value: object) -> object:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
+
+
+SCHEMA_TELLING_ROWS = UNIQUE_TELLING_ROWS  # a declared key or a naming column is unique, whatever the size
+
+
+def schema_regularities(schema: Schema) -> Regularities:
+    """What the schema alone says a realistic database keeps, where no data is at hand: every table holds
+    rows, a declared key and a column whose name names (`name`, `title`, `code`, …) hold no two equal
+    values, a declared foreign key resolves, and no column is NULL (a difference resting on a NULL is one
+    the data might never show). Other values are free: a witness may hold any value there."""
+    out = Regularities()
+    pks = {(t.lower(), c.lower()) for t, c in schema.primary_keys}
+    single = {k for k in pks if sum(1 for t, _ in pks if t == k[0]) == 1}
+    for (t, c), (pt, pc) in schema.foreign_keys:
+        child, parent = (t.lower(), c.lower()), (pt.lower(), pc.lower())
+        out.references.update((child, parent))
+        out.links.add((child, parent))
+    children = {child for child, _parent in out.links}  # a reference repeats: no promise of uniqueness
+    for table in schema.tables:
+        low_t = table.name.lower()
+        out.table_names[low_t] = table.name
+        out.tables[low_t] = SCHEMA_TELLING_ROWS
+        for col in table.columns:
+            key = (low_t, col.name.lower())
+            out.names[key] = col.name
+            kind = {"number": "real", "integer": "int", "real": "real"}.get(col.type.lower(), "text")
+            is_key = key in single
+            if not (is_key or (_NAMING.search(col.name) and key not in children)):
+                # no promise of uniqueness; a NULL, though, is an edge the schema cannot rule out nor in:
+                # a difference resting on one is not taken for a realistic one
+                out.columns[key] = ColumnFacts(rows=SCHEMA_TELLING_ROWS, nulls=0, distinct=2, kind=kind)
+                continue
+            out.columns[key] = ColumnFacts(
+                rows=SCHEMA_TELLING_ROWS,
+                nulls=0,
+                distinct=SCHEMA_TELLING_ROWS,
+                kind=kind if kind != "real" else "int" if is_key else "real",
+                key=is_key,
+            )
+    return out

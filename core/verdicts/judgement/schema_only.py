@@ -1,0 +1,136 @@
+"""The judgement's evidence where the database file is missing: the databases generated from the schema.
+
+A dataset shipped without its files (BIRD as most users first meet it) has no EX to read. Its rows are run
+instead on the databases the neighbour generator builds from the schema, the golds and the evidence
+(`testsuite/from_schema.py`): a prediction that fails there while the gold runs, or that returns other rows
+on a witness keeping what the schema promises (`regularities.schema_regularities`: keys and names unique,
+references resolving, tables not empty), is told apart from the gold on a database the schema allows.
+Nothing here comes from real data, and the row says so (`schema_verdict`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sqltriage.core.model import Schema
+
+AGREES, DIFFERS, PRED_FAILS, GOLD_FAILS = "agrees", "differs", "prediction fails", "gold fails"
+KEYS = (
+    "schema_verdict",
+    "values_match",
+    "ts_databases",
+    "ts_witness",
+    "ts_witness_rows",
+    "refutation_assumption",
+    "refutation_detail",
+    "fragile_side",
+    "difference",
+)
+
+
+def schema_columns(
+    gold_sql: str,
+    pred_sql: str,
+    schema: Schema | None,
+    databases: Sequence[Path],
+    *,
+    mode: str,
+    timeout: float,
+    max_rows: int,
+) -> dict[str, Any]:
+    """`schema_verdict` and the refutation's columns of one row whose database file is missing."""
+    from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+    from sqltriage.core.verdicts.execution import execute
+
+    out: dict[str, Any] = {"values_match": values_match(gold_sql, pred_sql)}
+    if schema is None or not databases:
+        return out
+    text = spider_sql(pred_sql) if mode == "spider" else pred_sql
+    gold_text = spider_sql(gold_sql) if mode == "spider" else gold_sql
+    ordered = order_matters(gold_sql)
+    told = 0
+    for db in databases:
+        gold = execute(db, gold_text, timeout=timeout, max_rows=max_rows)
+        if not gold.ok:
+            continue  # the gold itself cannot be run here: this database tells nothing
+        pred = execute(db, text, timeout=timeout, max_rows=max_rows)
+        told += 1
+        if not pred.ok:
+            out.update(
+                schema_verdict=PRED_FAILS,
+                ts_databases=told,
+                refutation_detail=f"the prediction fails on a database of the schema: {_line(pred.error)}",
+            )
+            return out
+        if compare(gold, pred, mode, order_matters=ordered) == 0:
+            out.update(schema_verdict=DIFFERS, ts_databases=told)
+            out.update(_refutation(db, gold_sql, pred_sql, schema, mode, timeout, max_rows))
+            return out
+    if told:
+        out.update(schema_verdict=AGREES, ts_databases=told)
+    else:
+        out.update(schema_verdict=GOLD_FAILS, ts_databases=0)
+    return out
+
+
+def _refutation(
+    db: Path, gold_sql: str, pred_sql: str, schema: Schema, mode: str, timeout: float, max_rows: int
+) -> dict[str, Any]:
+    """The generated database shrunk to a witness, and what the witness needs beyond the schema's promises."""
+    from sqltriage.core.verdicts.judgement.assumption import classify
+    from sqltriage.core.verdicts.judgement.regularities import schema_regularities
+    from sqltriage.core.verdicts.testsuite.witness import minimal_witness
+
+    witness = minimal_witness(
+        db,
+        gold_sql,
+        pred_sql,
+        mode=mode,
+        timeout=timeout,
+        max_rows=max_rows,
+        extra_foreign_keys=schema.foreign_keys,
+        pred_ok=True,
+    )
+    out: dict[str, Any] = {"ts_witness": str(witness.path), "ts_witness_rows": witness.rows}
+    found = classify(
+        witness.path,
+        None,
+        gold_sql,
+        pred_sql,
+        mode=mode,
+        timeout=timeout,
+        max_rows=max_rows,
+        regs=schema_regularities(schema),
+    )
+    if found is not None:
+        detail = found.detail.replace("a realistic database", "a database the schema allows")
+        out.update(
+            refutation_assumption=found.kind,
+            refutation_detail=f"{detail} (generated from the schema, not from data)",
+            fragile_side=found.fragile or None,
+            difference=found.difference,
+        )
+    return out
+
+
+def values_match(gold_sql: str, pred_sql: str) -> int | None:
+    """1 when both queries name the same literal values (exact-set match ignores them: `'Hickman'` and
+    `'Handford'` match), 0 when not, None when either does not parse."""
+    from sqltriage.core.sql.parse import parse_sql
+
+    found = []
+    for sql in (gold_sql, pred_sql):
+        parsed = parse_sql(sql)
+        if not parsed.ok or parsed.tree is None:
+            return None
+        from sqlglot import exp
+
+        found.append(sorted(str(lit.this).lower() for lit in parsed.tree.find_all(exp.Literal)))
+    return int(found[0] == found[1])
+
+
+def _line(text: str | None) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= 120 else line[:117] + "…"

@@ -1,0 +1,85 @@
+"""The judgement where the database file is missing: BIRD dev rows run on databases generated from the
+schema (real golds, real predictions of the ChatGPT + knowledge baseline, no BIRD database)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sqltriage.core.datasets import load_dataset
+from sqltriage.core.datasets.predictions import load_predictions
+from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
+from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.verdicts.judgement.schema_only import values_match
+from sqltriage.core.workspace.store import Workspace
+
+DB = "toxicology"
+N = 40
+
+
+@pytest.fixture(scope="module")
+def judged(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    """The first N toxicology questions of BIRD dev and the baseline's predictions, evaluated with
+    `--neighbours 3` and no database file."""
+    bird = shared_data / "bird_dev"
+    dev = json.loads((bird / "dev.json").read_text())
+    preds = json.loads((bird / "predict_dev_chatgpt_kg.json").read_text())
+    picked = [(i, e) for i, e in enumerate(dev) if e["db_id"] == DB][:N]
+    root = tmp_path_factory.mktemp("bird-subset")
+    (root / "dev.json").write_text(json.dumps([e for _, e in picked]))
+    (root / "dev_tables.json").write_text((bird / "dev_tables.json").read_text())
+    (root / "preds.json").write_text(json.dumps({str(n): preds[str(i)] for n, (i, _) in enumerate(picked)}))
+    dataset = load_dataset(root / "dev.json")
+    assert dataset.db_missing(DB)
+    sets = [load_predictions(root / "preds.json", dataset, name="chatgpt_kg")]
+    options = EvalOptions(features=False, jobs=1, neighbours=3, neighbour_cache=str(root / "cache"))
+    with Workspace.open(root / "w.db") as ws:
+        evaluate(dataset, sets, ws, options)
+        return list(load_frame(ws).iter_rows(named=True))
+
+
+def test_every_row_is_run_on_the_generated_databases(judged: list[dict]) -> None:
+    assert len(judged) == N
+    verdicts = {r["schema_verdict"] for r in judged}
+    assert verdicts <= {"agrees", "differs", "prediction fails", "gold fails"}
+    assert {"agrees", "differs"} <= verdicts
+    for r in judged:
+        assert r["ex"] is None  # no EX without the file: the raw columns say so
+        assert r["judgement"] in ("right", "wrong", "unsure")
+        assert "no database" in r["judgement_why"] or r["judgement"] == "right"
+
+
+def test_a_wrong_call_rests_on_a_witness_that_plain_sqlite_confirms(judged: list[dict]) -> None:
+    """Every `differs` row judged wrong has a witness on which gold and prediction return other rows as
+    BIRD compares them (sets of rows), re-run with the sqlite3 module alone."""
+    wrong = [r for r in judged if r["judgement"] == "wrong" and r["schema_verdict"] == "differs"]
+    assert wrong
+    for r in wrong:
+        assert r["refutation_assumption"] == "none"
+        db = sqlite3.connect(f"file:{r['ts_witness']}?mode=ro", uri=True)
+        try:
+            gold = set(db.execute(r["gold_sql"]).fetchall())
+            pred = set(db.execute(r["pred_sql"]).fetchall())
+        finally:
+            db.close()
+        assert gold != pred, r["index"]
+
+
+def test_right_needs_an_exact_match_with_the_same_values(judged: list[dict]) -> None:
+    for r in judged:
+        if r["judgement"] == "right":
+            assert r["em"] == 1 and r["values_match"] == 1
+    # exact-set match leaves values out: a literal changed is no match of values
+    assert values_match("SELECT a FROM t WHERE b = 'Hickman'", "SELECT a FROM t WHERE b = 'Handford'") == 0
+    assert values_match("SELECT a FROM t WHERE b = 'x'", "select a from t where b = 'X'") == 1
+
+
+def test_a_prediction_that_fails_on_the_schema_is_wrong(judged: list[dict]) -> None:
+    failing = [r for r in judged if r["schema_verdict"] == "prediction fails"]
+    assert failing  # the baseline names columns the schema does not have
+    for r in failing:
+        assert r["judgement"] == "wrong"
+        assert "fails on a database of the schema" in r["judgement_why"]
