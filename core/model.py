@@ -98,6 +98,13 @@ class Prediction:
     sql: str  # "" when the model gave nothing (scored as an error)
     line: int | None = None  # 1-based line (or record) in the source file
     db_id: str | None = None  # when the file names one
+    # from a file of raw responses (core/datasets/responses.py); all empty for a file of bare SQL
+    raw: str | None = None  # candidate 1's response as given, reasoning included
+    extraction: str | None = None  # how candidate 1's SQL was found, or "failed: <why>"
+    problem: str | None = None  # what is wrong with this row of the file (file, line, id), else None
+    candidates: tuple[str, ...] = ()  # every candidate's SQL in the file's order, when there are several
+    candidate_extractions: tuple[str, ...] = ()  # how each candidate's SQL was found
+    extras: tuple[tuple[str, float], ...] = ()  # (tokens | latency | cost | confidence, value) when given
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,3 +116,4 @@ class PredictionSet:
     format: str
     sha256: str
     predictions: tuple[Prediction, ...]
+    problems: tuple[str, ...] = ()  # rows of the file that belong to no example (unknown or missing id)

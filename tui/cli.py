@@ -193,6 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="BIRD Mini-Dev's R-VES: run each pair whose results match N more times and score gold time over "
         "predicted time (a timing: its spread is reported; 0 = off, the default)",
     )
+    p.add_argument(
+        "--choose",
+        choices=("first", "majority"),
+        default=None,
+        help="of k candidates per question, score the first (default) or the execution majority's",
+    )
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser(

@@ -141,6 +141,7 @@ def print_report(report: dict[str, Any], console: Console) -> None:
         )
     if report.get("engine") not in (None, "sqlite"):
         console.print(f"[dim]Engine: {report['engine']}, queries read as {report.get('dialect')} SQL.[/]")
+    print_response_tables(report, console)
     if quirks := report.get("official_quirks"):
         console.print(
             "[dim]EX official: the official Spider evaluator's verdict, quirk for quirk; where it differs "
@@ -197,3 +198,50 @@ def print_judgement_tables(models: list[dict[str, Any]], console: Console) -> No
         shares = [f"{(m.get(f'assumes_{a}') or 0) / n:.0%}" if n else "—" for a in ASSUMPTIONS]
         t.add_row(m["model"], f"{n:,}", *shares)
     console.print(t)
+
+
+def print_response_tables(report: dict[str, Any], console: Console) -> None:
+    """Models read from raw responses: rows per extraction kind, and greedy EX, maj@k, pass@k, the oracle."""
+    if kinds := report.get("extraction"):
+        t = Table(title="Rows per extraction of the SQL from the response", title_justify="left")
+        for name in ("model", "extraction", "rows"):
+            t.add_column(name, justify="right" if name == "rows" else "left")
+        for r in kinds:
+            t.add_row(r["model"], r["extraction"], str(r["rows"]))
+        console.print(t)
+    rows = [m for m in report.get("candidates") or [] if m["k"] > 1]
+    if rows:
+        k_max = max(m["k"] for m in rows)
+        ks = sorted({1, 2, 4, 8, 16, 32, k_max} & set(range(1, k_max + 1)))
+        t = Table(title="k candidates per question (EX in the dataset's mode)", title_justify="left")
+        t.add_column("model", style="bold")
+        for name in ("n", "k", "greedy EX", "maj@k", *(f"pass@{k}" for k in ks), "oracle", "missed"):
+            t.add_column(name, justify="right")
+        for m in rows:
+            passes = [m["pass_at_k"].get(str(k), {}).get("value") for k in ks]
+            k_text = str(m["k"]) if m["k_min"] == m["k"] else f"{m['k_min']}–{m['k']}"
+            t.add_row(
+                m["model"],
+                str(m["n"]),
+                k_text,
+                fmt(m["greedy_ex"]),
+                fmt(m["maj_at_k"]),
+                *(fmt(v) for v in passes),
+                fmt(m["oracle"]),
+                str(m["missed"]),
+            )
+        console.print(t)
+        console.print(
+            "[dim]pass@k: the unbiased estimator of Chen et al. (2021) over the questions with at least k "
+            "candidates; missed: questions whose scored candidate fails although a right one exists.[/]"
+        )
+    if figures := report.get("response_figures"):
+        parts = []
+        for r in figures:
+            for name in ("tokens", "latency", "cost", "confidence"):
+                if r.get(f"{name}_n"):
+                    parts.append(
+                        f"{r['model']}: {name} mean {r[f'{name}_mean']:.4g}, total {r[f'{name}_total']:.4g}"
+                    )
+        if parts:
+            console.print("[dim]given with the responses:[/] " + "; ".join(parts))

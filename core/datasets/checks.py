@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqltriage.core.model import Dataset, PredictionSet
@@ -18,6 +18,11 @@ class PredictionSummary:
     expected: int
     empty: int
     db_checked: int  # predictions whose file named a db_id that was checked against the dataset
+    # a file of raw responses (docs/formats.md): rows per extraction kind, the most candidates of a row, and
+    # every problem with its rows (file, line, id), those of rows that belong to no example included
+    extraction: dict[str, int] = field(default_factory=dict)
+    candidates: int = 1
+    problems: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -28,6 +33,9 @@ class PredictionSummary:
             "expected": self.expected,
             "empty": self.empty,
             "db_checked": self.db_checked,
+            "extraction": self.extraction,
+            "candidates": self.candidates,
+            "problems": list(self.problems),
         }
 
 
@@ -40,6 +48,9 @@ def summarize_predictions(preds: PredictionSet, dataset: Dataset) -> PredictionS
         expected=len(dataset.examples),
         empty=sum(1 for p in preds.predictions if not p.sql.strip()),
         db_checked=sum(1 for p in preds.predictions if p.db_id is not None),
+        extraction=dict(Counter(p.extraction for p in preds.predictions if p.extraction is not None)),
+        candidates=max((len(p.candidates) for p in preds.predictions), default=0) or 1,
+        problems=(*(p.problem for p in preds.predictions if p.problem), *preds.problems),
     )
 
 

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sqltriage.core.datasets.alignment import check_count, check_db, norm, split_db
 from sqltriage.core.datasets.jsonio import loads, read_text
 from sqltriage.core.datasets.tabular import read_csv, read_jsonl
 from sqltriage.core.errors import PredictionsError
 from sqltriage.core.model import Dataset, Prediction, PredictionSet
 
 PREDICTION_FORMATS = ("auto", "lines", "bird", "json", "jsonl", "csv")
-BIRD_SEPARATOR = "\t----- bird -----\t"
 SQL_COLUMNS = (
     "predictedsql",
     "predsql",
@@ -34,9 +33,28 @@ SQL_COLUMNS = (
     "sql",
     "query",
 )
+# columns that hold a model's whole response (after SQL_COLUMNS: a file with both names its SQL column)
+RESPONSE_COLUMNS = (
+    "response",
+    "responses",
+    "completion",
+    "completions",
+    "generation",
+    "generations",
+    "generatedtext",
+    "outputs",
+    "predictions",
+    "candidates",
+    "samples",
+    "choices",
+    "modeloutput",
+    "rawresponse",
+    "answer",
+    "text",
+    "content",
+)
 ID_COLUMNS = ("index", "idx", "questionid", "exampleid", "id", "qid")
 DB_COLUMNS = ("dbid", "db", "database", "dbname")
-_DB_ID = re.compile(r"^[A-Za-z_][\w-]*$")
 
 
 def load_predictions(
@@ -71,7 +89,9 @@ def load_predictions(
     else:  # pragma: no cover - _sniff only returns the kinds above
         raise PredictionsError(f"unknown predictions format {kind!r}", path=path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return PredictionSet(name or path.stem, path, kind, digest, tuple(preds))
+    problems = tuple(p.problem for p in preds if p.index < 0 and p.problem)
+    kept = tuple(p for p in preds if p.index >= 0)
+    return PredictionSet(name or path.stem, path, kind, digest, kept, problems)
 
 
 def parse_pred_arg(arg: str) -> tuple[str, Path]:
@@ -97,39 +117,6 @@ def _sniff(path: Path, text: str) -> str:
     return "lines"
 
 
-def _check_count(path: Path, found: int, dataset: Dataset, unit: str) -> None:
-    expected = len(dataset.examples)
-    if found != expected:
-        raise PredictionsError(
-            f"has {found} {unit} but the dataset {dataset.name} has {expected} examples",
-            path=path,
-            hint="give one prediction per example, in dataset order (an empty line is an empty prediction)",
-        )
-
-
-def _split_db(raw: str) -> tuple[str, str | None]:
-    """`SQL<TAB>db_id` or BIRD's `SQL\t----- bird -----\tdb_id`; a tab not followed by an id stays SQL."""
-    if BIRD_SEPARATOR in raw:
-        sql, _, db = raw.rpartition(BIRD_SEPARATOR)
-        return sql.strip(), db.strip() or None
-    if "\t" in raw:
-        sql, _, tail = raw.rstrip().rpartition("\t")
-        if _DB_ID.match(tail.strip()):
-            return sql.strip(), tail.strip()
-    return raw.strip(), None
-
-
-def _check_db(path: Path, where: str, db_id: str | None, dataset: Dataset, index: int) -> None:
-    expected = dataset.examples[index].db_id
-    if db_id is not None and db_id != expected:
-        raise PredictionsError(
-            f"names database {db_id!r} but example {index} of the dataset is on {expected!r}",
-            path=path,
-            where=where,
-            hint="the predictions are probably for another dataset or in another order",
-        )
-
-
 def _from_lines(path: Path, text: str, dataset: Dataset) -> list[Prediction]:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if lines[-1] == "":
@@ -137,7 +124,7 @@ def _from_lines(path: Path, text: str, dataset: Dataset) -> list[Prediction]:
     n = len(dataset.examples)
     while len(lines) > n and not lines[-1].strip():
         lines.pop()  # trailing newlines are not predictions
-    _check_count(path, len(lines), dataset, "lines")
+    check_count(path, len(lines), dataset, "lines")
     return _positional(path, lines, dataset, unit="line", first=1)
 
 
@@ -147,8 +134,8 @@ def _positional(
     """One prediction per text in dataset order, each optionally naming its database."""
     preds = []
     for i, raw in enumerate(texts):
-        sql, db_id = _split_db(raw)
-        _check_db(path, f"{unit} {i + first}", db_id, dataset, i)
+        sql, db_id = split_db(raw)
+        check_db(path, f"{unit} {i + first}", db_id, dataset, i)
         preds.append(Prediction(i, sql, i + 1, db_id))
     return preds
 
@@ -162,8 +149,12 @@ def _from_json(path: Path, text: str, dataset: Dataset) -> list[Prediction]:
         ) from None
     if isinstance(data, dict):
         return _from_keyed(path, data, dataset)
+    if isinstance(data, list) and data and _listed_responses(data):
+        # [[candidates of example 0], "response of example 1", …]: one entry per example, in order
+        rows = [{"response": v, "__line__": i} for i, v in enumerate(data)]
+        return _from_rows(path, rows, dataset, sql_column="response", id_column=None, unit="item")
     if isinstance(data, list) and all(isinstance(v, str) for v in data):
-        _check_count(path, len(data), dataset, "predictions")
+        check_count(path, len(data), dataset, "predictions")
         return _positional(path, data, dataset, unit="item", first=0)
     if isinstance(data, list) and all(isinstance(v, dict) for v in data):
         rows = [dict(v) | {"__line__": i + 1} for i, v in enumerate(data)]
@@ -193,8 +184,8 @@ def _from_keyed(path: Path, data: Mapping[str, Any], dataset: Dataset) -> list[P
         if isinstance(value, (list, dict)):
             raise PredictionsError("value should be the SQL text", path=path, where=f"key {key!r}")
         # BIRD's published files hold a bare 0 where the model produced nothing: an empty prediction.
-        sql, db_id = _split_db(value) if isinstance(value, str) else ("", None)
-        _check_db(path, f"key {key!r}", db_id, dataset, i)
+        sql, db_id = split_db(value) if isinstance(value, str) else ("", None)
+        check_db(path, f"key {key!r}", db_id, dataset, i)
         slots[i] = Prediction(i, sql, None, db_id)
     missing = [i for i, p in enumerate(slots) if p is None]
     if missing:
@@ -208,14 +199,10 @@ def _from_keyed(path: Path, data: Mapping[str, Any], dataset: Dataset) -> list[P
     return [p for p in slots if p is not None]
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[\s_\-]", "", name.lower())
-
-
 def _find_column(columns: Sequence[str], wanted: str | None, candidates: Sequence[str]) -> str | None:
     if wanted is not None:
         return wanted if wanted in columns else None
-    by_norm = {_norm(c): c for c in columns}
+    by_norm = {norm(c): c for c in columns}
     for cand in candidates:
         if cand in by_norm:
             return by_norm[cand]
@@ -232,7 +219,7 @@ def _from_rows(
     unit: str = "line",
 ) -> list[Prediction]:
     columns = [c for c in rows[0] if c != "__line__"]
-    sql_col = _find_column(columns, sql_column, SQL_COLUMNS)
+    sql_col = _find_column(columns, sql_column, SQL_COLUMNS + RESPONSE_COLUMNS)
     if sql_col is None:
         raise PredictionsError(
             f"no predicted-SQL column ({'named ' + repr(sql_column) if sql_column else 'recognised'})",
@@ -244,8 +231,12 @@ def _from_rows(
     if id_column is not None and id_col is None:
         raise PredictionsError(f"no column named {id_column!r}", path=path, where="header")
     db_col = _find_column(columns, None, DB_COLUMNS)
+    if _holds_responses(rows, sql_col):
+        from sqltriage.core.datasets.response_rows import from_responses
+
+        return from_responses(path, rows, dataset, sql_col, id_col, db_col, unit)
     if id_col is None:
-        _check_count(path, len(rows), dataset, f"{unit}s")
+        check_count(path, len(rows), dataset, f"{unit}s")
         positions = list(range(len(rows)))
     else:
         positions = _align_by_id(path, rows, id_col, dataset, unit)
@@ -253,12 +244,35 @@ def _from_rows(
     for pos, row in zip(positions, rows, strict=True):
         where = f"{unit} {row['__line__']}"
         raw = row.get(sql_col)
-        sql, db_in_sql = _split_db("" if raw is None else str(raw))
+        sql, db_in_sql = split_db("" if raw is None else str(raw))
         db_id = str(row[db_col]).strip() if db_col and row.get(db_col) not in (None, "") else db_in_sql
-        _check_db(path, where, db_id, dataset, pos)
+        check_db(path, where, db_id, dataset, pos)
         preds.append(Prediction(pos, sql, row["__line__"], db_id))
     preds.sort(key=lambda p: p.index)
     return preds
+
+
+def _listed_responses(data: list[Any]) -> bool:
+    """A JSON list of responses or candidate lists, one per example (not a list of bare SQL strings)."""
+    from sqltriage.core.datasets.responses import looks_like_response
+
+    if not all(isinstance(v, (str, list)) for v in data):
+        return False
+    return any(isinstance(v, list) or looks_like_response(v) for v in data)
+
+
+def _holds_responses(rows: list[dict[str, Any]], sql_col: str) -> bool:
+    """Whether the column holds whole responses (or lists of candidates) rather than bare SQL: a response
+    column's name, or any value that is a list or reads as a response. A file of bare SQL is read as always."""
+    from sqltriage.core.datasets.responses import looks_like_response
+
+    if norm(sql_col) in RESPONSE_COLUMNS:
+        return True
+    for row in rows:
+        value = row.get(sql_col)
+        if isinstance(value, list) or (isinstance(value, str) and looks_like_response(value)):
+            return True
+    return False
 
 
 def _align_by_id(
@@ -289,5 +303,5 @@ def _align_by_id(
             )
         seen[pos] = row["__line__"]
         positions.append(pos)
-    _check_count(path, len(positions), dataset, f"predictions (by {id_col})")
+    check_count(path, len(positions), dataset, f"predictions (by {id_col})")
     return positions

@@ -58,6 +58,8 @@ def read_csv(path: Path, *, error: type[DatasetError] | Any = DatasetError) -> l
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",\t;")
     except csv.Error:
         dialect = csv.excel
+    # a cell may hold a whole model response, reasoning included: far past the csv module's 128 kB default
+    csv.field_size_limit(max(csv.field_size_limit(), 1 << 30))
     reader = csv.DictReader(io.StringIO(text), dialect=dialect)
     if not reader.fieldnames:
         raise error(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sqltriage.core.model import Dataset, PredictionSet
+from sqltriage.core.model import Dataset, Prediction, PredictionSet
 from sqltriage.core.pipeline.options import (
     NEIGHBOURS_META,
     VERIFY_META,
@@ -78,9 +78,12 @@ def _with_accepted_alternatives(dataset: Dataset, workspace: Workspace) -> Datas
 _STATE: dict[str, Any] = {}
 
 
+Predicted = str | Prediction  # a bare SQL text, or a prediction read from responses (pipeline/candidates.py)
+
+
 def _init_worker(
     dataset: Dataset,
-    predictions: dict[str, tuple[str, ...]],
+    predictions: dict[str, tuple[Predicted, ...]],
     options: EvalOptions,
     quiet: bool = False,
     parent_pid: int | None = None,
@@ -262,7 +265,7 @@ def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
 
     dataset: Dataset = _STATE["dataset"]
     options: EvalOptions = _STATE["options"]
-    preds: dict[str, tuple[str, ...]] = _STATE["predictions"]
+    preds: dict[str, tuple[Predicted, ...]] = _STATE["predictions"]
     if options.verify:  # refutations are tried on the next pairs within a chunk only (see `chunked`)
         from sqltriage.core.verdicts.verify.columns import forget_reuse
 
@@ -270,6 +273,7 @@ def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
     example_rows: list[dict] = []
     result_rows: list[dict] = []
     gold_memo, pred_memo = RecentAnalyses(), RecentAnalyses()  # repeats are neighbours: one chunk's
+    runs: dict = {}  # candidates' runs by text (pipeline/candidates.py): one chunk's
     for idx, need_gold, models in tasks:
         gold = gold_context(dataset.examples[idx], dataset, options, _STATE["gold_cache"], gold_memo)
         if options.neighbours > 0 and models and gold.result is not None:
@@ -279,7 +283,13 @@ def _evaluate_chunk(tasks: Sequence[Task]) -> ChunkResult:
         if need_gold:
             example_rows.append(gold_row(gold))
         for model in models:
-            row = evaluate_pair(gold, preds[model][idx], options, pred_memo)
+            pred = preds[model][idx]
+            if isinstance(pred, str):
+                row = evaluate_pair(gold, pred, options, pred_memo)
+            else:
+                from sqltriage.core.pipeline.candidates import evaluate_response
+
+                row = evaluate_response(gold, pred, options, pred_memo, runs)
             row["model"] = model
             result_rows.append(row)
     return example_rows, result_rows
@@ -384,6 +394,11 @@ def _workers_text(pool: Executor, jobs: int, options: EvalOptions) -> str:
     return f"{jobs} {'forked' if method == 'fork' else 'spawned'} processes"
 
 
+def _predicted(pred: Prediction) -> Predicted:
+    """What a worker evaluates: the SQL text, or the whole prediction when it came from responses."""
+    return pred if pred.raw is not None or pred.problem or pred.candidates else pred.sql
+
+
 def _too_slow_note() -> str:
     from sqltriage.core.verdicts.verify.budget import TOO_SLOW
 
@@ -421,7 +436,10 @@ def evaluate(
         workspace.set_meta("alternatives_path", str(dataset.alternatives_file.resolve()))
     key = run_key(dataset, options)
     for position, p in enumerate(predictions):
-        texts = [x.sql for x in p.predictions]
+        # a row of responses depends on more than its scored text (its other candidates, the response):
+        # when such a file changes, all of its rows are redone
+        responses = any(not isinstance(_predicted(x), str) for x in p.predictions)
+        texts = None if responses else [x.sql for x in p.predictions]
         if workspace.register_model(
             p.name, str(p.path), p.format, p.sha256, f"{p.sha256}:{key}", position, texts
         ):
@@ -440,7 +458,7 @@ def evaluate(
             tasks.append((e.index, e.index in pending_gold, models))
     total_pairs = sum(len(m) for _, _, m in tasks)
 
-    preds = {p.name: tuple(x.sql for x in p.predictions) for p in predictions}
+    preds = {p.name: tuple(_predicted(x) for x in p.predictions) for p in predictions}
     jobs = max(1, options.jobs or os.cpu_count() or 1)
     in_process = jobs == 1 or not tasks or total_pairs + len(pending_gold) < _pool_min_pairs(options)
     if options.cluster:  # asked for by name: used whenever there is work, however little

@@ -39,6 +39,7 @@ class EvalOptions:
     verify_timeout: float = VERIFY_TIMEOUT  # seconds per pair, encoding and solving
     ves: int = 0  # runs of each EX-passing pair for Mini-Dev's R-VES (`--ves N`); 0 = off
     db_url: str | None = None  # a PostgreSQL or MySQL server holding the databases (`--db-url`); None: SQLite
+    choose: str = "first"  # which of k candidates is scored: "first" or "majority" (pipeline/candidates.py)
 
     @property
     def dialect(self) -> str:
@@ -62,4 +63,5 @@ class EvalOptions:
 
             on = f":db{parse_url(self.db_url).redacted()}"
         ves = f":ves{self.ves}" if self.ves > 0 else ""
-        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}{on}{ves}"
+        chosen = f":c{self.choose}" if self.choose != "first" else ""
+        return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}{on}{ves}{chosen}"

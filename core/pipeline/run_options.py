@@ -94,6 +94,8 @@ def eval_options(given: Mapping[str, Any], *, spell: Callable[[str], str] = str)
         parse_url(kwargs["db_url"])  # a URL that does not parse is refused here, naming no password
         if "cluster" in kwargs:
             raise UsageError(f"{spell('db_url')} and {spell('cluster')} do not go together yet")
+    if "choose" in kwargs and kwargs["choose"] not in ("first", "majority"):
+        raise UsageError(f"{spell('choose')} must be first or majority")
     if "start_method" in kwargs and kwargs["start_method"] not in START_METHODS:
         raise UsageError(f"{spell('start_method')} must be one of {', '.join(START_METHODS)}")
     return EvalOptions(**kwargs)

@@ -85,4 +85,16 @@ EXTRA_COLUMNS = (
     "r_ves",
     "ves_ratio",
     "ves_ratio_sd",
+    # from raw responses and k candidates (docs/formats.md, "Raw responses")
+    "extraction",
+    "candidates",
+    "candidates_right",
+    "ex_majority",
+    "chosen",
+    "tokens",
+    "latency",
+    "cost",
+    "confidence",
+    "candidate_clusters",
+    "pred_raw",
 )

@@ -21,6 +21,11 @@ FACETS: tuple[tuple[str, str], ...] = (
     ("equivalence", "equivalence (--verify)"),
     ("refutation_assumption", "refutation assumes"),
     ("gold_flags", "gold flags"),
+    ("extraction", "SQL found in the response"),
+    ("tokens", "tokens"),
+    ("latency", "latency"),
+    ("cost", "cost"),
+    ("confidence", "confidence"),
     ("tag", "tag"),
     ("annotators", "annotators"),
 )
@@ -30,6 +35,7 @@ NEAR_MISS_PM = 0.9  # EX fails although the query is this close to gold
 LOW_PM = 0.5  # EX passes although the query is this far from gold: maybe right by accident
 SEARCH_COLUMNS = ("question", "gold_sql", "pred_sql")
 TS_FALSE_POSITIVE = "EX pass, fails on a neighbour (EX false positive)"  # needs `eval --neighbours K`
+SELECTION_MISSED = "selection missed a right candidate"  # k candidates: the scored one fails, another passes
 
 # --- membership options: a part of a combination, named readably --------------------------------------
 

@@ -4,6 +4,15 @@ from __future__ import annotations
 
 import polars as pl
 
+# the figures that come with responses (pipeline/candidates.py), binned on fixed bounds so that a facet reads
+# the same in every workspace: (breaks, labels), each bin closed on its left
+FIGURE_BINS: dict[str, tuple[list[float], list[str]]] = {
+    "tokens": ([100, 1000, 10000], ["< 100", "100 – 1k", "1k – 10k", "≥ 10k"]),
+    "latency": ([1, 10, 60], ["< 1 s", "1 – 10 s", "10 – 60 s", "≥ 60 s"]),
+    "cost": ([0.001, 0.01, 0.1], ["< 0.001", "0.001 – 0.01", "0.01 – 0.1", "≥ 0.1"]),
+    "confidence": ([0.25, 0.5, 0.75], ["< 0.25", "0.25 – 0.5", "0.5 – 0.75", "≥ 0.75"]),
+}
+
 
 def facet_text(frame: pl.DataFrame, column: str) -> pl.Expr:
     """`equivalence` shows `unknown: <reason>` for a pair left unknown, so the facet counts each reason, and
@@ -21,6 +30,13 @@ def facet_text(frame: pl.DataFrame, column: str) -> pl.Expr:
             .then(qualified)
             .otherwise(eq)
         )
+    if column in FIGURE_BINS:  # a figure given with responses: in fixed, readable bins
+        breaks, labels = FIGURE_BINS[column]
+        value = pl.col(column).cast(pl.Float64)
+        binned = pl.when(value.is_null()).then(pl.lit(None, dtype=pl.Utf8))
+        for bound, label in zip(breaks, labels, strict=False):
+            binned = binned.when(value < bound).then(pl.lit(label))
+        return binned.otherwise(pl.lit(labels[-1]))
     if column == "gold_flags":  # '; '-separated ids as a combination of parts ("has models-agree")
         return pl.col(column).str.replace_all("; ", " ", literal=True)
     return pl.col(column)

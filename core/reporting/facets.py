@@ -32,6 +32,7 @@ from sqltriage.core.reporting.facet_names import (  # also imported from here by
     NEAR_MISS_PM,
     NONE_VALUE,
     SEARCH_COLUMNS,
+    SELECTION_MISSED,
     TS_FALSE_POSITIVE,
     Filters,
     membership_key,
@@ -107,6 +108,7 @@ def outcome_exprs() -> dict[str, pl.Expr]:
         .fill_null(False),
         "EX fail only by a row tied at gold's LIMIT (tie-sensitive)": _is("tie_sensitive", 1),
         "EX pass on an alternative gold": pl.col("gold_match").fill_null("gold") != "gold",
+        SELECTION_MISSED: _is("ex", 0) & (pl.col("candidates_right") > 0).fill_null(False),
         **{
             f"gold suspect: {label}": pl.col("gold_suspect").fill_null("").str.contains(label, literal=True)
             for label in GOLD_SUSPECT_REASONS.values()

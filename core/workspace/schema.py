@@ -106,6 +106,18 @@ RESULT_COLUMNS: dict[str, type] = {
     "r_ves": float,  # Mini-Dev's R-VES reward (0 … 1.25) over `eval --ves N` runs; empty without --ves
     "ves_ratio": float,  # gold time / predicted time, mean of the runs within 3 sd
     "ves_ratio_sd": float,  # its standard deviation over the runs: R-VES is a timing
+    # from raw responses and k candidates (docs/formats.md, "Raw responses"; core/pipeline/candidates.py)
+    "pred_raw": str,  # the response as given, reasoning included
+    "extraction": str,  # how its SQL was found: fence-sql | fence | tag | sql-line | bare | failed: <why>
+    "candidates": int,  # k: the candidates of this example
+    "candidates_right": int,  # how many pass EX in the dataset's mode
+    "ex_majority": int,  # EX of the execution majority's earliest candidate
+    "chosen": int,  # which candidate the row scores (1 unless --choose majority)
+    "candidate_clusters": str,  # JSON: candidates grouped by equal results, the majority first
+    "tokens": float,  # per-row figures given with the responses, when present
+    "latency": float,  # seconds
+    "cost": float,
+    "confidence": float,
 }
 
 SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}

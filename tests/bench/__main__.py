@@ -5,7 +5,8 @@ Options: `--runs N` (repetitions of each eval figure and of each launch from out
 part), `--workspace FILE` (reuse a Spider dev × 8 workspace for the app half instead of evaluating one),
 `--official PATH` (the official evaluator's folder for the side-by-side figure), `--busy N` (N other
 processes spinning on the CPU throughout: the figures for a busy machine). `python -m tests.bench launch`
-runs the launch figures alone (`--runs N`, `--systems 8,130`). See docs/benchmarks.md for what each
+runs the launch figures alone (`--runs N`, `--systems 8,130`); `python -m tests.bench candidates` 8
+candidates per question against the first alone (`--runs N`, `--jobs N`). See docs/benchmarks.md for what each
 figure measures.
 """
 
@@ -64,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import engines_bench
 
         return engines_bench.main(argv[1:])
+    if argv[:1] == ["candidates"]:  # 8 candidates per question against the first alone
+        from tests.bench import candidates_bench
+
+        return candidates_bench.main(argv[1:])
     if argv[:1] == ["launch"]:  # opening the app, timed from outside in a real terminal (8 and 130 systems)
         from tests.bench import launch_bench
 

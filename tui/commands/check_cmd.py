@@ -99,3 +99,14 @@ def _render(summary: dict, preds: list[dict]) -> None:
                 p["path"],
             )
         console.print(pt)
+        for p in preds:
+            if p["extraction"]:
+                kinds = ", ".join(
+                    f"{kind} {n}" for kind, n in sorted(p["extraction"].items(), key=lambda kv: -kv[1])
+                )
+                k = f"; up to {p['candidates']} candidates per question" if p["candidates"] > 1 else ""
+                console.print(f"{p['name']}: raw responses, SQL found by {kinds}{k}")
+            for problem in p["problems"][:10]:
+                console.print(f"[yellow]{p['name']}: {problem}[/]")
+            if len(p["problems"]) > 10:
+                console.print(f"[yellow]{p['name']}: … {len(p['problems']) - 10} more (all in --json)[/]")

@@ -34,6 +34,7 @@ def options_from(args: argparse.Namespace) -> Any:
         "verify_timeout": getattr(args, "verify_timeout", None),
         "db_url": getattr(args, "db_url", None),
         "ves": getattr(args, "ves", None),
+        "choose": getattr(args, "choose", None),
     }
     return eval_options(given, spell=_flag)
 
@@ -171,6 +172,14 @@ def _run(args: argparse.Namespace) -> int:
         names = [p.name for p in inputs.predictions]
         frame = load_frame(ws, names)
         report = full_report(frame)
+        from sqltriage.core.reporting.candidates import response_report
+        from sqltriage.core.verdicts.ex_modes import DEFAULT_MODE, EX_MODES
+
+        fmt = inputs.dataset.format
+        report.update(response_report(frame, fmt if fmt in EX_MODES else DEFAULT_MODE))
+    for p in inputs.predictions:
+        for problem in p.problems:
+            err.print(f"[yellow]{p.name}: {problem} (row left out)[/]")
     unserved = ts_unserved(frame) if options.neighbours > 0 else {}
     err.print(
         f"evaluated {summary.computed} (example, model) pairs, reused {summary.reused}, "
@@ -203,6 +212,7 @@ def _run(args: argparse.Namespace) -> int:
             "[dim]equivalence is off (a run with --verify is remembered; --no-verify turns it off): add --verify to check each EX pass against the gold on every database "
             "of up to 2 rows per table, more where a count or LIMIT needs them (see docs/verification.md)[/]"
         )
+    report["load_problems"] = {p.name: list(p.problems) for p in inputs.predictions if p.problems}
     report["workspace"] = str(path)
     report["ex_mode"] = "spider"
     report["engine"] = options.db_url.split(":", 1)[0] if options.db_url else "sqlite"

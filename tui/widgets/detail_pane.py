@@ -20,6 +20,7 @@ TABS: tuple[tuple[str, str], ...] = (
     ("results", "Results"),
     ("question", "Question"),
     ("triage", "Triage"),
+    ("response", "Response"),  # the model's raw response and its candidates (widgets/response_render.py)
 )
 
 

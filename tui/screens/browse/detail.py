@@ -37,7 +37,7 @@ class DetailMixin(BrowseState):
         detail = self.query_one(DetailPane)
         if row is None:
             self.current = self._live_key = self._detail_key = self._editor_key = None
-            for key in ("sql", "breakdown", "results", "question", "triage"):
+            for key in ("sql", "breakdown", "results", "question", "triage", "response"):
                 detail.set_tab(key, Text("no row matches the filter", style="dim"))
             return
         key = (row["index"], row["model"])
@@ -137,6 +137,9 @@ class DetailMixin(BrowseState):
             alternatives=self._alternatives_of(int(row["index"])),
             accepted=self.accepted_labelled(int(row["index"])),
         )
+        from sqltriage.tui.widgets.response_render import render_response
+
+        tabs["response"] = render_response(row)
         found = stored_suggestions(row.get("suggested_why"))
         if found is None:  # a workspace evaluated before suggestions were stored: from the parses alone
             found = suggest_causes(
