@@ -277,3 +277,23 @@ def test_decision_table(row: dict[str, Any], flags: str, call: str, why: str) ->
     got, reason = judge(row, flags)
     assert got == call, reason
     assert why in reason
+
+
+# --- differences a reader may forgive ----------------------------------------------------------------
+
+
+def test_the_asked_column_among_many_is_an_extra_columns_difference() -> None:
+    """`SELECT *` over a wide table returns the asked column among 44: found by its name."""
+    from sqltriage.core.verdicts.exec_result import ExecResult
+    from sqltriage.core.verdicts.judgement.difference import forgivable
+
+    wide = tuple(f"c{i}" for i in range(40)) + ("ID", "Date", "GOT", "GPT")
+    gold = ExecResult(("Date",), (("1991-06-12",), ("1992-01-03",)), 0.0)
+    pred = ExecResult(
+        wide, tuple(tuple(range(40)) + (48473, d, 69, 70) for d in ("1991-06-12", "1992-01-03")), 0.0
+    )
+    assert forgivable(gold, pred) == "extra columns"
+    other = ExecResult(
+        wide, tuple(tuple(range(40)) + (48473, d, 69, 70) for d in ("1991-06-12", "1999-01-03")), 0.0
+    )
+    assert forgivable(gold, other) is None  # other rows: no forgiving

@@ -33,6 +33,9 @@ def forgivable(gold: ExecResult, pred: ExecResult) -> str | None:
     if _bags(g) != _bags(p) and {_bag(r) for r in g} == {_bag(r) for r in p}:
         return REPEATS
     gw, pw = len(gold.columns), len(pred.columns)
+    by_name = _named_pick(list(gold.columns), list(pred.columns))
+    if by_name is not None and _same_rows(g, [_pick(r, by_name) for r in p]):
+        return EXTRA_COLUMNS  # the asked columns, found by name among more (a `SELECT *`)
     if 0 < gw < pw <= _MAX_COLUMNS and any(
         _same_rows(g, [_pick(r, cols) for r in p]) for cols in _picks(gw, pw)
     ):
@@ -52,6 +55,21 @@ def _bags(rows: list[tuple]) -> list[tuple]:
 
 def _same_rows(gold: list[tuple], pred: list[tuple]) -> bool:
     return _bags(gold) == _bags(pred) or {_bag(r) for r in gold} == {_bag(r) for r in pred}
+
+
+def _named_pick(gold: list[str], pred: list[str]) -> tuple[int, ...] | None:
+    """The prediction's columns named as the gold's, in the gold's order, when the prediction has more and
+    every gold column's name occurs once among them; else None."""
+    if not 0 < len(gold) < len(pred):
+        return None
+    names = [str(c).rsplit(".", 1)[-1].strip('"`[]').lower() for c in pred]
+    out = []
+    for c in gold:
+        name = str(c).rsplit(".", 1)[-1].strip('"`[]').lower()
+        if names.count(name) != 1:
+            return None
+        out.append(names.index(name))
+    return tuple(out)
 
 
 def _picks(width: int, among: int) -> Iterator[tuple[int, ...]]:
