@@ -352,8 +352,10 @@ def _judgement_aggregations() -> list[pl.Expr]:
     call = pl.col("judgement")
     out = [call.count().alias("judged_n")]
     out += [(call == c).sum().alias(f"judged_{c}") for c in ("right", "wrong", "unsure")]
-    out.append(pl.col("refutation_assumption").count().alias("assumes_n"))
-    out += [(pl.col("refutation_assumption") == a).sum().alias(f"assumes_{a}") for a in ASSUMPTIONS]
+    # of EX passes only: a row without its database file is refuted on generated ones (schema_verdict)
+    assumed = pl.when(pl.col("ex") == 1).then(pl.col("refutation_assumption"))
+    out.append(assumed.count().alias("assumes_n"))
+    out += [(assumed == a).sum().alias(f"assumes_{a}") for a in ASSUMPTIONS]
     return out
 
 
