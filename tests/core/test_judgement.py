@@ -287,13 +287,13 @@ def test_the_asked_column_among_many_is_an_extra_columns_difference() -> None:
     from sqltriage.core.verdicts.exec_result import ExecResult
     from sqltriage.core.verdicts.judgement.difference import forgivable
 
-    wide = tuple(f"c{i}" for i in range(40)) + ("ID", "Date", "GOT", "GPT")
+    wide = (*tuple(f"c{i}" for i in range(40)), "ID", "Date", "GOT", "GPT")
     gold = ExecResult(("Date",), (("1991-06-12",), ("1992-01-03",)), 0.0)
     pred = ExecResult(
-        wide, tuple(tuple(range(40)) + (48473, d, 69, 70) for d in ("1991-06-12", "1992-01-03")), 0.0
+        wide, tuple((*tuple(range(40)), 48473, d, 69, 70) for d in ("1991-06-12", "1992-01-03")), 0.0
     )
     assert forgivable(gold, pred) == "extra columns"
     other = ExecResult(
-        wide, tuple(tuple(range(40)) + (48473, d, 69, 70) for d in ("1991-06-12", "1999-01-03")), 0.0
+        wide, tuple((*tuple(range(40)), 48473, d, 69, 70) for d in ("1991-06-12", "1999-01-03")), 0.0
     )
     assert forgivable(gold, other) is None  # other rows: no forgiving

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import polars as pl
 
+from sqltriage.core.workspace.store import Workspace
+from sqltriage.tui.app import create_app
 from sqltriage.tui.widgets.detail_pane import DetailPane
 from sqltriage.tui.widgets.examples_table import COLUMNS, ExamplesTable
 from sqltriage.tui.widgets.facet_panel import FacetPanel
 
-from .conftest import Evaluated, running, screen_lines, settle
+from .conftest import OPTIONS, Evaluated, running, screen_lines, settle, wait_ready
 from .test_browse import shown, toggle
 
 CALL = [name for name, _, _ in COLUMNS].index("judgement")
@@ -53,3 +55,17 @@ async def test_judgement_facet_and_detail_first_line(sample_ws: Evaluated) -> No
         await settle(app, pilot)
         text = str(app.screen.query_one(DetailPane).shown["sql"].renderables[0])
         assert text.startswith(f"wrong: {row['judgement_why']}")
+
+
+async def test_the_status_line_names_the_engine_of_a_server_workspace(ws_copy: Evaluated) -> None:
+    """A workspace evaluated with `eval --db-url` (its meta says where the queries ran) says so on screen,
+    opened alone (`open --workspace`); one evaluated on SQLite files says nothing more."""
+    async with running(ws_copy) as (_app, _pilot, screen):
+        assert " · on " not in screen.status_text
+    with Workspace.open(ws_copy.workspace) as ws:
+        ws.set_meta("engine", "postgresql")
+        ws.set_meta("dialect", "postgres")
+    app = create_app(ws_copy.workspace, ws_copy.inputs.dataset, (), OPTIONS)  # the workspace alone
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await wait_ready(app, pilot)
+        assert screen.status_text.endswith("· on postgresql, read as postgres SQL")

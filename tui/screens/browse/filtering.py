@@ -156,9 +156,29 @@ class FilteringMixin(BrowseState):
         status = Text()
         status.append(f"{len(self.rows):,} of {self.frame.height:,}", style="bold")
         status.append(
-            f" (example, model) rows · {self.filters.describe()}{sort} · EX in {self.ex_mode} mode", style=""
+            f" (example, model) rows · {self.filters.describe()}{sort} · EX in {self.ex_mode} mode"
+            f"{self._engine_label()}",
+            style="",
         )
         self.query_one("#status", Static).update(status, layout=False)  # one fixed line: no re-layout
+
+    def _engine_label(self) -> str:
+        """Where the queries ran, when not on SQLite files: the engine and the dialect they were read in
+        (the workspace's meta, as `eval --db-url` stored them)."""
+        known = getattr(self, "_engine", None)
+        if known is not None:
+            return known
+        ws, label = self.session.workspace, ""
+        try:
+            engine, dialect = (
+                (ws.get_meta("engine"), ws.get_meta("dialect")) if ws is not None else (None, None)
+            )
+        except Exception:  # a workspace that cannot be read now: the line goes without it, asked again later
+            return ""
+        if engine and engine != "sqlite":
+            label = f" · on {engine}" + (f", read as {dialect} SQL" if dialect else "")
+        self._engine = label
+        return label
 
     @property
     def status_text(self) -> str:
