@@ -21,6 +21,8 @@ FACETS: tuple[tuple[str, str], ...] = (
     ("equivalence", "equivalence (--verify)"),
     ("refutation_assumption", "refutation assumes"),
     ("gold_flags", "gold flags"),
+    ("soft_f1", "soft F1 (Mini-Dev)"),
+    ("r_ves", "R-VES (Mini-Dev)"),
     ("extraction", "SQL found in the response"),
     ("tokens", "tokens"),
     ("latency", "latency"),

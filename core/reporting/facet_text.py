@@ -11,6 +11,10 @@ FIGURE_BINS: dict[str, tuple[list[float], list[str]]] = {
     "latency": ([1, 10, 60], ["< 1 s", "1 – 10 s", "10 – 60 s", "≥ 60 s"]),
     "cost": ([0.001, 0.01, 0.1], ["< 0.001", "0.001 – 0.01", "0.01 – 0.1", "≥ 0.1"]),
     "confidence": ([0.25, 0.5, 0.75], ["< 0.25", "0.25 – 0.5", "0.5 – 0.75", "≥ 0.75"]),
+    # BIRD Mini-Dev's per-row metrics (verdicts/minidev.py): a soft F1 of 0 and of 1 apart from the rest
+    "soft_f1": ([1e-9, 0.5, 1.0], ["0", "0 – 0.5", "0.5 – 1", "1"]),
+    # R-VES per row is the reward of its time ratio, one of Mini-Dev's buckets
+    "r_ves": ([0.125, 0.375, 0.625, 0.875, 1.125], ["0", "0.25", "0.5", "0.75", "1", "1.25"]),
 }
 
 

@@ -282,3 +282,16 @@ def test_export_where_has_is_the_membership_option(frame: pl.DataFrame) -> None:
     )
     with pytest.raises(UsageError, match="has"):
         apply_filters(frame, ["question has J"])
+
+
+def test_mini_dev_metrics_facet_in_their_own_bins() -> None:
+    """soft F1 keeps 0 and 1 apart from the partial scores; R-VES shows the reward bucket of each row."""
+    from sqltriage.core.reporting.facet_text import facet_text
+
+    frame = pl.DataFrame(
+        {"soft_f1": [0.0, 0.3, 0.5, 0.99, 1.0, None], "r_ves": [0.0, 0.25, 0.5, 0.75, 1.0, 1.25]}
+    )
+    shown = frame.select(facet_text(frame, "soft_f1").alias("f"), facet_text(frame, "r_ves").alias("r"))
+    assert shown.get_column("f").to_list() == ["0", "0 – 0.5", "0.5 – 1", "0.5 – 1", "1", None]
+    assert shown.get_column("r").to_list() == ["0", "0.25", "0.5", "0.75", "1", "1.25"]
+    assert ("soft_f1", "soft F1 (Mini-Dev)") in facets.FACETS

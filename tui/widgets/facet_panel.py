@@ -33,7 +33,9 @@ _FEWER = "\x1efewer"
 TOP = 8  # values a section shows before "more…"
 FILTER_CAP = 50  # matches a section lists while filtering before "more…"
 OPEN_BY_DEFAULT = frozenset({"outcome", "hardness", "reasoning", "tag"})
-CLOSED_BY_DEFAULT = frozenset({"annotators", "refutation_assumption", "gold_flags"})  # opened when wanted
+CLOSED_BY_DEFAULT = frozenset(
+    {"annotators", "refutation_assumption", "gold_flags", "soft_f1", "r_ves"}
+)  # opened when wanted
 
 
 def open_by_default(facet: str, n_values: int) -> bool:
