@@ -217,6 +217,19 @@ def test_models_agree_excuses_only_the_shared_result() -> None:
     [
         ({"db_missing": 1, "em": 1}, "", "right", "matches the gold exactly"),
         ({"db_missing": 1, "em": 0}, "", "unsure", "no database"),
+        (  # a generated database that tells them apart outweighs an exact match of the text
+            {
+                "db_missing": 1,
+                "em": 1,
+                "values_match": 1,
+                "schema_verdict": "differs",
+                "refutation_assumption": "none",
+            },
+            "",
+            "wrong",
+            "no database file",
+        ),
+        ({"db_missing": 1, "em": 1, "values_match": 0}, "", "unsure", "no database"),
         ({"gold_error": "no such table: x"}, "", "unsure", "the gold itself fails"),
         ({"ex_spider": None, "error": "no such column: y"}, "", "wrong", "does not run"),
         ({"ex_spider": 0}, "", "wrong", "other rows than the gold"),

@@ -74,7 +74,10 @@ def test_right_needs_an_exact_match_with_the_same_values(judged: list[dict]) -> 
             assert r["em"] == 1 and r["values_match"] == 1
     # exact-set match leaves values out: a literal changed is no match of values
     assert values_match("SELECT a FROM t WHERE b = 'Hickman'", "SELECT a FROM t WHERE b = 'Handford'") == 0
-    assert values_match("SELECT a FROM t WHERE b = 'x'", "select a from t where b = 'X'") == 1
+    assert (
+        values_match("SELECT a FROM t WHERE b = 'dog'", "select a from t where b = 'Dog'") == 0
+    )  # = is exact
+    assert values_match("SELECT a FROM t WHERE b = 'x' LIMIT 3", 'select a from t where b = "x" limit 3') == 1
 
 
 def test_a_prediction_that_fails_on_the_schema_is_wrong(judged: list[dict]) -> None:

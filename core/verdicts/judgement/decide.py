@@ -44,9 +44,10 @@ def judge(row: Mapping[str, Any], flags: str | None, mode: str = "spider") -> tu
 def _from_schema(row: Mapping[str, Any], flags: str | None) -> tuple[str, str]:
     """No database file: exact match, and what the databases generated from the schema show
     (`schema_verdict`, verdicts/judgement/schema_only.py). Said plainly: from the schema, not from data."""
-    if row.get("em") == 1 and row.get("values_match") != 0:
-        return RIGHT, "no database to run: the prediction matches the gold exactly (exact-set match)"
     verdict, detail = row.get("schema_verdict"), row.get("refutation_detail") or ""
+    exact = row.get("em") == 1 and row.get("values_match") != 0
+    if exact and verdict not in ("prediction fails", "differs"):  # a generated database outweighs the text
+        return RIGHT, "no database to run: the prediction matches the gold exactly (exact-set match)"
     if verdict == "prediction fails":
         return WRONG, f"no database file; {detail}"
     if verdict == "differs":

@@ -127,8 +127,18 @@ def values_match(gold_sql: str, pred_sql: str) -> int | None:
             return None
         from sqlglot import exp
 
-        found.append(sorted(str(lit.this).lower() for lit in parsed.tree.find_all(exp.Literal)))
+        # as written: SQLite's `=` tells 'Dog' from 'dog'; a number as its value ('3' and '3.0' alike)
+        found.append(sorted(_literal(lit) for lit in parsed.tree.find_all(exp.Literal)))
     return int(found[0] == found[1])
+
+
+def _literal(lit: Any) -> str:
+    if lit.is_string:
+        return f"s:{lit.this}"
+    try:
+        return f"n:{float(lit.this)!r}"
+    except ValueError:
+        return f"n:{lit.this}"
 
 
 def _line(text: str | None) -> str:
