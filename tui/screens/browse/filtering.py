@@ -165,20 +165,14 @@ class FilteringMixin(BrowseState):
     def _engine_label(self) -> str:
         """Where the queries ran, when not on SQLite files: the engine and the dialect they were read in
         (the workspace's meta, as `eval --db-url` stored them)."""
-        known = getattr(self, "_engine", None)
-        if known is not None:
-            return known
-        ws, label = self.session.workspace, ""
+        ws = self.session.workspace
         try:
-            engine, dialect = (
-                (ws.get_meta("engine"), ws.get_meta("dialect")) if ws is not None else (None, None)
-            )
-        except Exception:  # a workspace that cannot be read now: the line goes without it, asked again later
+            engine, dialect = (ws.get_meta("engine"), ws.get_meta("dialect")) if ws is not None else (None, None)
+        except Exception:  # a workspace that cannot be read now: the line goes without it
             return ""
-        if engine and engine != "sqlite":
-            label = f" · on {engine}" + (f", read as {dialect} SQL" if dialect else "")
-        self._engine = label
-        return label
+        if not engine or engine == "sqlite":
+            return ""
+        return f" · on {engine}" + (f", read as {dialect} SQL" if dialect else "")
 
     @property
     def status_text(self) -> str:
