@@ -167,7 +167,9 @@ class FilteringMixin(BrowseState):
         (the workspace's meta, as `eval --db-url` stored them)."""
         ws = self.session.workspace
         try:
-            engine, dialect = (ws.get_meta("engine"), ws.get_meta("dialect")) if ws is not None else (None, None)
+            engine, dialect = (
+                (ws.get_meta("engine"), ws.get_meta("dialect")) if ws is not None else (None, None)
+            )
         except Exception:  # a workspace that cannot be read now: the line goes without it
             return ""
         if not engine or engine == "sqlite":
