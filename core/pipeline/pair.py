@@ -355,6 +355,7 @@ def evaluate_pair(
                 schema_columns(
                     gold.example.gold_sql,
                     pred_sql,
+                    (gold.parsed, row.get("_pred_parsed")),
                     gold.schema,
                     gold.schema_dbs,
                     mode=gold.ex_mode,

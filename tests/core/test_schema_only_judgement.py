@@ -13,6 +13,7 @@ from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
 from sqltriage.core.reporting.report import load_frame
+from sqltriage.core.sql.parse import parse_sql
 from sqltriage.core.verdicts.judgement.schema_only import values_match
 from sqltriage.core.workspace.store import Workspace
 
@@ -72,12 +73,15 @@ def test_right_needs_an_exact_match_with_the_same_values(judged: list[dict]) -> 
     for r in judged:
         if r["judgement"] == "right":
             assert r["em"] == 1 and r["values_match"] == 1
+
     # exact-set match leaves values out: a literal changed is no match of values
-    assert values_match("SELECT a FROM t WHERE b = 'Hickman'", "SELECT a FROM t WHERE b = 'Handford'") == 0
-    assert (
-        values_match("SELECT a FROM t WHERE b = 'dog'", "select a from t where b = 'Dog'") == 0
-    )  # = is exact
-    assert values_match("SELECT a FROM t WHERE b = 'x' LIMIT 3", 'select a from t where b = "x" limit 3') == 1
+    def same(gold: str, pred: str) -> int | None:
+        return values_match(parse_sql(gold), parse_sql(pred))
+
+    assert same("SELECT a FROM t WHERE b = 'Hickman'", "SELECT a FROM t WHERE b = 'Handford'") == 0
+    assert same("SELECT a FROM t WHERE b = 'dog'", "select a from t where b = 'Dog'") == 0  # = is exact
+    assert same("SELECT a FROM t WHERE b = 'x' LIMIT 3", "select a from t where b = 'x' limit 3.0") == 1
+    assert same("SELECT a FROM t", "SELECT a FROM") is None  # a prediction that does not parse
 
 
 def test_a_prediction_that_fails_on_the_schema_is_wrong(judged: list[dict]) -> None:

@@ -78,6 +78,7 @@ class Regularities:
     references: set[tuple[str, str]] = field(default_factory=set)  # both ends of every declared foreign key
     links: set[tuple[tuple[str, str], tuple[str, str]]] = field(default_factory=set)  # (child, parent) keys
     _values: dict[tuple[str, str], frozenset] = field(default_factory=dict)
+    _counts: dict[tuple, int] = field(default_factory=dict)
     path: Path | None = None
 
     def facts(self, table: str, column: str) -> ColumnFacts | None:
@@ -106,14 +107,17 @@ class Regularities:
                 return -1
             conds.append(f"{_q(self.names[(low, col.lower())])} = ?")
             args.append(value)
-        conn = _connect(self.path)
-        try:
+        key = (low, " AND ".join(conds), tuple(map(repr, args)))
+        if key not in self._counts:  # asked again for each model predicting the same query
             sql = f"SELECT count(*) FROM (SELECT * FROM {_q(self.table_names[low])} LIMIT {SAMPLE}) WHERE "
-            return int(conn.execute(sql + " AND ".join(conds), args).fetchone()[0])
-        except sqlite3.Error:
-            return -1
-        finally:
-            conn.close()
+            conn = _connect(self.path)
+            try:
+                self._counts[key] = int(conn.execute(sql + " AND ".join(conds), args).fetchone()[0])
+            except sqlite3.Error:
+                self._counts[key] = -1
+            finally:
+                conn.close()
+        return self._counts[key]
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -255,6 +259,7 @@ def normalised(value: object) -> object:
 SCHEMA_TELLING_ROWS = UNIQUE_TELLING_ROWS  # a declared key or a naming column is unique, whatever the size
 
 
+@lru_cache(maxsize=32)
 def schema_regularities(schema: Schema) -> Regularities:
     """What the schema alone says a realistic database keeps, where no data is at hand: every table holds
     rows, a declared key and a column whose name names (`name`, `title`, `code`, …) hold no two equal

@@ -10,11 +10,16 @@ Nothing here comes from real data, and the row says so (`schema_verdict`).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqltriage.core.model import Schema
+
+if TYPE_CHECKING:
+    from sqltriage.core.sql.parse import ParsedQuery
+    from sqltriage.core.verdicts.exec_result import ExecResult
 
 AGREES, DIFFERS, PRED_FAILS, GOLD_FAILS = "agrees", "differs", "prediction fails", "gold fails"
 KEYS = (
@@ -33,6 +38,7 @@ KEYS = (
 def schema_columns(
     gold_sql: str,
     pred_sql: str,
+    parsed: tuple[ParsedQuery | None, ParsedQuery | None],
     schema: Schema | None,
     databases: Sequence[Path],
     *,
@@ -44,7 +50,7 @@ def schema_columns(
     from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
     from sqltriage.core.verdicts.execution import execute
 
-    out: dict[str, Any] = {"values_match": values_match(gold_sql, pred_sql)}
+    out: dict[str, Any] = {"values_match": values_match(*parsed)}
     if schema is None or not databases:
         return out
     text = spider_sql(pred_sql) if mode == "spider" else pred_sql
@@ -52,7 +58,7 @@ def schema_columns(
     ordered = order_matters(gold_sql)
     told = 0
     for db in databases:
-        gold = execute(db, gold_text, timeout=timeout, max_rows=max_rows)
+        gold = _gold_on(db, gold_text, timeout, max_rows)
         if not gold.ok:
             continue  # the gold itself cannot be run here: this database tells nothing
         pred = execute(db, text, timeout=timeout, max_rows=max_rows)
@@ -73,6 +79,23 @@ def schema_columns(
     else:
         out.update(schema_verdict=GOLD_FAILS, ts_databases=0)
     return out
+
+
+def _gold_on(db: Path, gold_text: str, timeout: float, max_rows: int) -> ExecResult:
+    """The gold's result on a generated database, run once per process for every model's row."""
+    from sqltriage.core.verdicts.execution import execute
+
+    key = (str(db), gold_text, timeout, max_rows)
+    if key not in _GOLDS:
+        _GOLDS[key] = execute(db, gold_text, timeout=timeout, max_rows=max_rows)
+        if len(_GOLDS) > _MEMO_SIZE:
+            _GOLDS.popitem(last=False)
+    _GOLDS.move_to_end(key)
+    return _GOLDS[key]
+
+
+_MEMO_SIZE = 256
+_GOLDS: OrderedDict[tuple, ExecResult] = OrderedDict()
 
 
 def _refutation(
@@ -115,21 +138,22 @@ def _refutation(
     return out
 
 
-def values_match(gold_sql: str, pred_sql: str) -> int | None:
+def values_match(gold: ParsedQuery | None, pred: ParsedQuery | None) -> int | None:
     """1 when both queries name the same literal values (exact-set match ignores them: `'Hickman'` and
-    `'Handford'` match), 0 when not, None when either does not parse."""
-    from sqltriage.core.sql.parse import parse_sql
+    `'Handford'` match), 0 when not, None when either does not parse. Read off the parses the pipeline
+    already holds, once per parse."""
+    if gold is None or pred is None or not (gold.ok and pred.ok):
+        return None
+    return int(_literals(gold) == _literals(pred))
 
-    found = []
-    for sql in (gold_sql, pred_sql):
-        parsed = parse_sql(sql)
-        if not parsed.ok or parsed.tree is None:
-            return None
-        from sqlglot import exp
 
-        # as written: SQLite's `=` tells 'Dog' from 'dog'; a number as its value ('3' and '3.0' alike)
-        found.append(sorted(_literal(lit) for lit in parsed.tree.find_all(exp.Literal)))
-    return int(found[0] == found[1])
+def _literals(parsed: ParsedQuery) -> list[str]:
+    from sqlglot import exp
+
+    # as written: SQLite's `=` tells 'Dog' from 'dog'; a number as its value ('3' and '3.0' alike)
+    return parsed.derived(
+        "literals", lambda: sorted(_literal(lit) for lit in parsed.tree.find_all(exp.Literal))
+    )
 
 
 def _literal(lit: Any) -> str:
