@@ -27,6 +27,7 @@ PARTS = (
     ("sqltriage.core.pipeline.pair", "_judgement_inputs"),
     ("sqltriage.core.pipeline.pair", "_lints"),
     ("sqltriage.core.pipeline.judging", "judge_examples"),
+    ("sqltriage.core.verdicts.judgement.schema_only", "schema_columns"),  # the one database without its file
 )
 
 
