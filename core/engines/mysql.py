@@ -22,14 +22,13 @@ from sqltriage.core.engines.base import (
     ColumnInfo,
     CopyReport,
     DbSchema,
-    Engine,
     ForeignKey,
     Index,
     Progress,
     TableInfo,
 )
 from sqltriage.core.engines.refs import DbRef, ServerUrl
-from sqltriage.core.engines.server import KeptConnections, failure, server_of, unreachable
+from sqltriage.core.engines.server import ServerEngine, failure, server_of, unreachable
 from sqltriage.core.engines.statements import Refused, check
 from sqltriage.core.errors import UsageError
 from sqltriage.core.verdicts.exec_result import ExecResult
@@ -71,12 +70,9 @@ def _q(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-class MysqlEngine(Engine):
+class MysqlEngine(ServerEngine):
     name = "mysql"
     dialect = "mysql"
-
-    def __init__(self) -> None:
-        self._kept = KeptConnections()
 
     def connect(self, url: ServerUrl, dbname: str | None) -> Any:
         conn = pymysql.connect(
@@ -107,16 +103,6 @@ class MysqlEngine(Engine):
             return conn
 
         return self._kept.get(url.key(dbname), connect)
-
-    def _drop(self, ref: DbRef) -> None:
-        url = server_of(ref)
-        self._kept.drop(url.key(url.database(ref.db_id)))
-
-    def close(self) -> None:
-        self._kept.close_all()
-
-    def forget(self) -> None:
-        self._kept.open = {}
 
     def execute(self, ref: DbRef, sql: str, *, timeout: float, max_rows: int) -> ExecResult:
         started = time.perf_counter()

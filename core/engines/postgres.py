@@ -24,14 +24,13 @@ from sqltriage.core.engines.base import (
     ColumnInfo,
     CopyReport,
     DbSchema,
-    Engine,
     ForeignKey,
     Index,
     Progress,
     TableInfo,
 )
 from sqltriage.core.engines.refs import DbRef, ServerUrl
-from sqltriage.core.engines.server import KeptConnections, failure, server_of, unreachable
+from sqltriage.core.engines.server import ServerEngine, failure, server_of, unreachable
 from sqltriage.core.engines.statements import Refused, check
 from sqltriage.core.errors import UsageError
 from sqltriage.core.verdicts.exec_result import ExecResult
@@ -65,12 +64,9 @@ def _kind(exc: psycopg.Error) -> str:
     return "runtime"
 
 
-class PostgresEngine(Engine):
+class PostgresEngine(ServerEngine):
     name = "postgresql"
     dialect = "postgres"
-
-    def __init__(self) -> None:
-        self._kept = KeptConnections()
 
     # --- connections -----------------------------------------------------------------------------------
 
@@ -101,16 +97,6 @@ class PostgresEngine(Engine):
             return conn
 
         return self._kept.get(url.key(dbname), connect)
-
-    def _drop(self, ref: DbRef) -> None:
-        url = server_of(ref)
-        self._kept.drop(url.key(url.database(ref.db_id)))
-
-    def close(self) -> None:
-        self._kept.close_all()
-
-    def forget(self) -> None:
-        self._kept.open = {}
 
     # --- execution -------------------------------------------------------------------------------------
 

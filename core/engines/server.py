@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from sqltriage.core.engines.base import Engine
 from sqltriage.core.engines.refs import DbRef, ServerUrl
 from sqltriage.core.verdicts.exec_result import ExecResult
 
@@ -79,3 +80,21 @@ def unreachable(url: ServerUrl, db_id: str | None, exc: BaseException) -> str:
         f"cannot use {url.redacted(db_id)}: {text} (is the server running, the login right, the database "
         "created with `sqltriage db copy`?)"
     )
+
+
+class ServerEngine(Engine):
+    """An engine reached over the network: its connections kept per thread and database (`KeptConnections`),
+    dropped after a failure, closed at the end, forgotten in a forked child."""
+
+    def __init__(self) -> None:
+        self._kept = KeptConnections()
+
+    def _drop(self, ref: DbRef) -> None:
+        url = server_of(ref)
+        self._kept.drop(url.key(url.database(ref.db_id)))
+
+    def close(self) -> None:
+        self._kept.close_all()
+
+    def forget(self) -> None:
+        self._kept.open = {}
