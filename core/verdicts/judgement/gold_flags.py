@@ -22,8 +22,9 @@ from typing import Any
 
 SEPARATOR = "; "
 AGREE_MIN = 3
-WEAK = frozenset({"audit:empty", "audit:nulls"})
-WEAK_AUDIT = frozenset({"empty result", "only NULLs"})  # their `gold_suspect` labels
+# an empty or all-NULL gold result: it makes a pass cheap (decide.py reads them in `gold_suspect`), it does
+# not make a failure doubtful, so it is no flag
+WEAK_AUDIT = frozenset({"empty result", "only NULLs"})
 # gold_suspect's labels (gold_audit.REASONS) back to their codes
 _AUDIT = {
     "empty result": "empty",
@@ -42,7 +43,7 @@ def gold_flags(
     `result_digest`, `refutation_assumption`, `fragile_side`)."""
     flags: list[str] = []
     for label in (gold_suspect or "").split(SEPARATOR):
-        if label in _AUDIT and f"audit:{_AUDIT[label]}" not in WEAK:
+        if label in _AUDIT and label not in WEAK_AUDIT:
             flags.append(f"audit:{_AUDIT[label]}")
     from sqltriage.core.sql.lints import DOUBTING
 
@@ -67,7 +68,7 @@ def consensus(rows: Iterable[Mapping[str, Any]], mode: str) -> str | None:
 def strong(flags: str | None, row: Mapping[str, Any] | None = None) -> list[str]:
     """The flags that make a failure against the gold doubtful; for a `row`, `models-agree` only when it
     returns the models' shared result (a prediction that differs from both gold and crowd is not excused)."""
-    kept = [f for f in (flags or "").split(SEPARATOR) if f and f not in WEAK]
+    kept = [f for f in (flags or "").split(SEPARATOR) if f]
     if row is not None and "models-agree" in kept and row.get("result_digest") != row.get("consensus"):
         kept.remove("models-agree")
     return kept
