@@ -47,12 +47,32 @@ def schema_columns(
     max_rows: int,
 ) -> dict[str, Any]:
     """`schema_verdict` and the refutation's columns of one row whose database file is missing."""
-    from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
-    from sqltriage.core.verdicts.execution import execute
-
     out: dict[str, Any] = {"values_match": values_match(*parsed)}
     if schema is None or not databases:
         return out
+    key = (gold_sql, pred_sql, tuple(map(str, databases)), mode, timeout, max_rows)
+    if key not in _ROWS:  # models often predict the same text: run and shrink once per process
+        _ROWS[key] = _on_generated(gold_sql, pred_sql, schema, databases, mode, timeout, max_rows)
+        if len(_ROWS) > _MEMO_SIZE:
+            _ROWS.popitem(last=False)
+    _ROWS.move_to_end(key)
+    return {**out, **_ROWS[key]}
+
+
+def _on_generated(
+    gold_sql: str,
+    pred_sql: str,
+    schema: Schema,
+    databases: Sequence[Path],
+    mode: str,
+    timeout: float,
+    max_rows: int,
+) -> dict[str, Any]:
+    """What the generated databases show of one pair: the first that tells them apart, or agreement."""
+    from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
+    from sqltriage.core.verdicts.execution import execute
+
+    out: dict[str, Any] = {}
     text = spider_sql(pred_sql) if mode == "spider" else pred_sql
     gold_text = spider_sql(gold_sql) if mode == "spider" else gold_sql
     ordered = order_matters(gold_sql)
@@ -96,6 +116,7 @@ def _gold_on(db: Path, gold_text: str, timeout: float, max_rows: int) -> ExecRes
 
 _MEMO_SIZE = 256
 _GOLDS: OrderedDict[tuple, ExecResult] = OrderedDict()
+_ROWS: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
 
 
 def _refutation(
