@@ -380,6 +380,25 @@ def evaluate_pair(
                 neighbour_cache=options.neighbour_cache,
             )
         )
+    # no file: what the generated databases could not tell apart, from the declared schema alone
+    if options.verify and gold.db_path is None and gold.schema_dbs:
+        from sqltriage.core.verdicts.judgement.schema_only import schema_proof
+
+        row.update(
+            schema_proof(
+                gold.example.gold_sql,
+                pred_sql,
+                gold.schema,
+                gold.schema_dbs,
+                row,
+                mode=gold.ex_mode,
+                bound=options.verify_bound,
+                timeout=options.verify_timeout,
+                exec_timeout=options.timeout,
+                max_rows=options.max_rows,
+                neighbour_cache=options.neighbour_cache,
+            )
+        )
     parse_error = row.pop("parse_error")
     if error is None and parse_error is not None:
         error, kind = f"does not parse: {parse_error}", "parse"

@@ -310,3 +310,17 @@ def test_the_asked_column_among_many_is_an_extra_columns_difference() -> None:
         wide, tuple((*tuple(range(40)), 48473, d, 69, 70) for d in ("1991-06-12", "1999-01-03")), 0.0
     )
     assert forgivable(gold, other) is None  # other rows: no forgiving
+
+
+def test_a_full_name_for_first_and_last_names_is_a_joined_columns_difference() -> None:
+    """BIRD dev 1381: `first_name || ' ' || last_name` where the gold returns the two names apart."""
+    from sqltriage.core.verdicts.exec_result import ExecResult
+    from sqltriage.core.verdicts.judgement.difference import forgivable
+
+    gold = ExecResult(("first_name", "last_name"), (("Elijah", "Allen"), ("Amy", "Firth")), 0.0)
+    pred = ExecResult(("full_name",), (("Elijah Allen",), ("Amy Firth",)), 0.0)
+    assert forgivable(gold, pred) == "columns joined into one"
+    swapped = ExecResult(("full_name",), (("Elijah Firth",), ("Amy Allen",)), 0.0)
+    assert forgivable(gold, swapped) is None  # the names of other people: no forgiving
+    fewer = ExecResult(("first_name",), (("Elijah",), ("Amy",)), 0.0)
+    assert forgivable(gold, fewer) is None  # a column dropped is not a column joined

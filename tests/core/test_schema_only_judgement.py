@@ -11,6 +11,7 @@ import pytest
 
 from sqltriage.core.datasets import load_dataset
 from sqltriage.core.datasets.predictions import load_predictions
+from sqltriage.core.model import Column, Schema, Table
 from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
 from sqltriage.core.reporting.report import load_frame
 from sqltriage.core.sql.parse import parse_sql
@@ -90,3 +91,109 @@ def test_a_prediction_that_fails_on_the_schema_is_wrong(judged: list[dict]) -> N
     for r in failing:
         assert r["judgement"] == "wrong"
         assert "fails on a database of the schema" in r["judgement_why"]
+
+
+def _schema_and_databases(tmp_path: Path) -> tuple[Schema, Path, Path]:
+    """A club schema (members, and the events they attend), a generated-like database of it with rows in
+    both tables, and a witness whose attendance table is empty."""
+    schema = Schema(
+        "club",
+        (
+            Table("member", (Column("member_id", "text"), Column("first_name", "text"))),
+            Table("attendance", (Column("link_to_member", "text"), Column("event", "text"))),
+        ),
+        primary_keys=(("member", "member_id"),),
+        foreign_keys=((("attendance", "link_to_member"), ("member", "member_id")),),
+    )
+    ddl = [
+        "CREATE TABLE member (member_id TEXT PRIMARY KEY, first_name TEXT)",
+        "CREATE TABLE attendance (link_to_member TEXT REFERENCES member(member_id), event TEXT)",
+    ]
+    generated, witness = tmp_path / "generated.sqlite", tmp_path / "witness.sqlite"
+    for path, members, attends in (
+        (generated, [("m1", "Amy"), ("m2", "Elijah")], [("m1", "e1"), (None, None), ("m2", "e2")]),
+        (witness, [("a", "Amy"), ("b", "Elijah")], []),
+    ):
+        with sqlite3.connect(path) as db:
+            for sql in ddl:
+                db.execute(sql)
+            db.executemany("INSERT INTO member VALUES (?, ?)", members)
+            db.executemany("INSERT INTO attendance VALUES (?, ?)", attends)
+        db.close()
+    return schema, generated, witness
+
+
+def test_with_no_data_a_repair_writes_the_generated_databases_rows(tmp_path: Path) -> None:
+    """Members who attended something against every member: on the witness no one attended anything, a
+    table the schema promises holds rows. Filled with a row of the generated database (the one with no
+    NULL, pointed at a member the witness holds) the two still differ: a realistic refutation, which
+    without a row to fill with could only be called one needing an empty table."""
+    from sqltriage.core.verdicts.judgement.assumption import classify
+    from sqltriage.core.verdicts.judgement.regularities import schema_regularities, with_stand_ins
+
+    schema, generated, witness = _schema_and_databases(tmp_path)
+    gold = "SELECT first_name FROM member WHERE member_id IN (SELECT link_to_member FROM attendance)"
+    pred = "SELECT first_name FROM member"
+    bare = classify(witness, None, gold, pred, mode="bird", regs=schema_regularities(schema))
+    assert bare is not None and bare.kind == "empty"
+    regs = with_stand_ins(schema_regularities(schema), generated)
+    filled = classify(witness, None, gold, pred, mode="bird", regs=regs)
+    assert filled is not None and filled.kind == "none", filled
+    assert schema_regularities(schema).stand_ins is None  # the shared regularities are left as they were
+    # one member only: filled, attendance names that member, and the two agree: the empty table is needed
+    with sqlite3.connect(witness) as db:
+        db.execute("DELETE FROM member WHERE member_id = 'b'")
+    db.close()
+    alone = classify(witness, None, gold, pred, mode="bird", regs=regs)
+    assert alone is not None and alone.kind == "empty"
+
+
+@pytest.fixture(scope="module")
+def proved(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    """The same toxicology subset evaluated with `--verify` too: the pairs no generated database tells
+    apart are put to the solver, on the declared schema alone."""
+    pytest.importorskip("z3")
+    bird = shared_data / "bird_dev"
+    dev = json.loads((bird / "dev.json").read_text())
+    preds = json.loads((bird / "predict_dev_chatgpt_kg.json").read_text())
+    picked = [(i, e) for i, e in enumerate(dev) if e["db_id"] == DB][:N]
+    root = tmp_path_factory.mktemp("bird-subset-verify")
+    (root / "dev.json").write_text(json.dumps([e for _, e in picked]))
+    (root / "dev_tables.json").write_text((bird / "dev_tables.json").read_text())
+    (root / "preds.json").write_text(json.dumps({str(n): preds[str(i)] for n, (i, _) in enumerate(picked)}))
+    dataset = load_dataset(root / "dev.json")
+    sets = [load_predictions(root / "preds.json", dataset, name="chatgpt_kg")]
+    options = EvalOptions(
+        features=False, jobs=1, neighbours=3, verify=True, neighbour_cache=str(root / "cache")
+    )
+    with Workspace.open(root / "w.db") as ws:
+        evaluate(dataset, sets, ws, options)
+        return list(load_frame(ws).iter_rows(named=True))
+
+
+def test_a_proof_from_the_declared_schema_is_right_and_holds_on_every_generated_database(
+    proved: list[dict], judged: list[dict]
+) -> None:
+    verified = [r for r in proved if r["equivalence"] == "verified"]
+    assert verified  # the baseline writes many toxicology questions the gold's way in other words
+    for r in verified:
+        assert r["schema_verdict"] == "agrees"
+        assert r["judgement"] == "right" and "declared keys only" in r["judgement_why"]
+    # only pairs the generated databases could not tell apart are solved; a refutation's database is the
+    # row's witness, on which plain sqlite3 tells the two apart as BIRD compares them
+    for r in proved:
+        if r["equivalence"] is None:
+            continue
+        assert r["schema_verdict"] == ("differs" if r["equivalence"] == "refuted" else "agrees"), r
+        if r["equivalence"] == "refuted":
+            db = sqlite3.connect(f"file:{r['ts_witness']}?mode=ro", uri=True)
+            try:
+                assert set(db.execute(r["gold_sql"])) != set(db.execute(r["pred_sql"])), r["index"]
+            finally:
+                db.close()
+    # the proof decides rows the databases alone left unsure, and undoes no decision
+    before = {r["index"]: r["judgement"] for r in judged}
+    for r in proved:
+        if before[r["index"]] != "unsure":
+            assert r["judgement"] == before[r["index"]], r["index"]
+    assert sum(r["judgement"] != "unsure" for r in proved) > sum(j != "unsure" for j in before.values())

@@ -78,8 +78,13 @@ def classify(
         if not kinds:
             from sqltriage.core.verdicts.judgement.difference import forgivable
 
-            forgiven = forgivable(*differs.results(conn))
-            return Assumption(NONE, (), _realistic(conn, bool(found)), "", bool(found), forgiven)
+            # read off the realistic world: the witness with its breaches repaired, where they were
+            world = _repaired(conn, found, differs, regs) if found else None
+            forgiven = forgivable(*differs.results(world or conn))
+            detail = _realistic(world or conn, bool(found))
+            if world is not None:
+                world.close()
+            return Assumption(NONE, (), detail, "", bool(found), forgiven)
         kind = kinds[0]
         from sqltriage.core.verdicts.judgement.sides import fragile_side
 
@@ -114,6 +119,15 @@ def _still_realistic(conn: sqlite3.Connection, fix: list[Breach], differs, tie: 
         return repair(trial, fix, regs) and differs(trial) and not tie(trial)
     finally:
         trial.close()
+
+
+def _repaired(conn: sqlite3.Connection, found: list[Breach], differs, regs) -> sqlite3.Connection | None:
+    """A copy of the witness with every breach repaired, when the two queries still differ on it."""
+    trial = copy_of(conn)
+    if repair(trial, found, regs) and differs(trial):
+        return trial
+    trial.close()
+    return None
 
 
 def _tie_only(differs, sqls: tuple[str, str], timeout: float, max_rows: int) -> Callable:

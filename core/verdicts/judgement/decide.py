@@ -46,6 +46,11 @@ def _from_schema(row: Mapping[str, Any], flags: str | None) -> tuple[str, str]:
     (`schema_verdict`, verdicts/judgement/schema_only.py). Said plainly: from the schema, not from data."""
     verdict, detail = row.get("schema_verdict"), row.get("refutation_detail") or ""
     exact = row.get("em") == 1 and row.get("values_match") != 0
+    if verdict == "agrees" and row.get("equivalence") == "verified":
+        return RIGHT, (
+            "no database file; proved equal to the gold on every database the schema allows of up to "
+            f"{row.get('equivalence_bound')} rows a table (its declared keys only: no data)"
+        )
     if exact and verdict not in ("prediction fails", "differs"):  # a generated database outweighs the text
         return RIGHT, "no database to run: the prediction matches the gold exactly (exact-set match)"
     if verdict == "prediction fails":

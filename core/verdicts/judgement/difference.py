@@ -1,9 +1,9 @@
 """A difference between two results that a reader may forgive, and a digest of a result to compare models by.
 
 EX counts any difference as a failure. A person reading the two results forgives some: the prediction
-returns the asked columns and more, repeats rows the gold lists once (or the reverse), or rounds a number
-otherwise. Those leave the judgement `unsure`, saying which. Column order is already forgiven by Spider's
-comparison and needs no name here.
+returns the asked columns and more, repeats rows the gold lists once (or the reverse), rounds a number
+otherwise, or joins into one column what the gold splits over several. Those leave the judgement
+`unsure`, saying which. Column order is already forgiven by Spider's comparison and needs no name here.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 REPEATS = "repeated rows"
 EXTRA_COLUMNS = "extra columns"
 ROUNDING = "rounding"
+JOINED = "columns joined into one"
 _MAX_COLUMNS = 6  # projections tried up to this many columns a side (720 orders at most)
 _ROUND_DIGITS = 2
 
@@ -42,7 +43,21 @@ def forgivable(gold: ExecResult, pred: ExecResult) -> str | None:
         return EXTRA_COLUMNS
     if gw == pw and len(g) == len(p) and _bags(_rounded(g)) == _bags(_rounded(p)):
         return ROUNDING
+    if gw != pw and _joined(g, p):
+        return JOINED
     return None
+
+
+def _joined(gold: list[tuple], pred: list[tuple]) -> bool:
+    """The same words row by row, one side holding in one column what the other splits over several (a
+    full name `first || ' ' || last` for first and last names)."""
+    if not any(isinstance(v, str) and " " in v for r in gold + pred for v in r):
+        return False
+    return {_words(r) for r in gold} == {_words(r) for r in pred}
+
+
+def _words(row: tuple) -> tuple:
+    return tuple(sorted(w for v in row if v is not None for w in str(v).split()))
 
 
 def _bag(row: tuple) -> tuple:

@@ -80,6 +80,10 @@ class Regularities:
     _values: dict[tuple[str, str], frozenset] = field(default_factory=dict)
     _counts: dict[tuple, int] = field(default_factory=dict)
     path: Path | None = None
+    # The schema alone (no `path`): a database generated from it whose values and rows a repair may write,
+    # since the schema leaves values free (`with_stand_ins`). Never read as evidence of what data holds.
+    stand_ins: Path | None = None
+    _stand_in_values: dict[tuple[str, str], frozenset] = field(default_factory=dict)
 
     def facts(self, table: str, column: str) -> ColumnFacts | None:
         return self.columns.get((table.lower(), column.lower()))
@@ -90,6 +94,20 @@ class Regularities:
         if key not in self._values:
             self._values[key] = _read_values(self, key)
         return self._values[key]
+
+    def repair_values(self, table: str, column: str) -> frozenset:
+        """Values a repair may write into the column: the data's, or with no data the stand-in database's."""
+        if self.path is not None or self.stand_ins is None:
+            return self.values(table, column)
+        key = (table.lower(), column.lower())
+        if key not in self._stand_in_values:
+            self._stand_in_values[key] = _read_values(self, key, self.stand_ins)
+        return self._stand_in_values[key]
+
+    @property
+    def rows_source(self) -> Path | None:
+        """Where a repair takes a row to fill an empty table from: the data, else the stand-in database."""
+        return self.path if self.path is not None else self.stand_ins
 
     def count(
         self, table: str, column: str, equal: dict[str, object] | None = None, null: bool = False
@@ -224,11 +242,12 @@ def _kind(types: set[str]) -> str:
     return "mixed"
 
 
-def _read_values(regs: Regularities, key: tuple[str, str]) -> frozenset:
-    if regs.path is None or key not in regs.names:
+def _read_values(regs: Regularities, key: tuple[str, str], path: Path | None = None) -> frozenset:
+    path = path if path is not None else regs.path
+    if path is None or key not in regs.names:
         return frozenset()
     table, column = regs.table_names[key[0]], regs.names[key]
-    conn = _connect(regs.path)
+    conn = _connect(path)
     try:
         return frozenset(
             normalised(r[0])
@@ -295,3 +314,12 @@ def schema_regularities(schema: Schema) -> Regularities:
                 key=is_key,
             )
     return out
+
+
+def with_stand_ins(regs: Regularities, database: Path) -> Regularities:
+    """`regs` of the schema alone, whose repairs may write the values and rows of `database` (one generated
+    from the schema): a witness there is then repaired as one of real data is, so a difference that survives
+    every repair is told from one that needs a duplicate, a NULL or an empty table."""
+    from dataclasses import replace
+
+    return replace(regs, stand_ins=database, _stand_in_values={})

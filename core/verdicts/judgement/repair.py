@@ -58,7 +58,7 @@ def _repair_one(conn: sqlite3.Connection, b: Breach, regs: Regularities) -> bool
                 conn.execute(f"UPDATE {table} SET {col} = ? WHERE rowid = ?", (partner[0], rid))
         return True
     used = {normalised(r[0]) for r in conn.execute(f"SELECT {col} FROM {table}")}
-    fresh = [v for v in sorted(regs.values(b.table, b.column), key=repr) if v not in used]
+    fresh = [v for v in sorted(regs.repair_values(b.table, b.column), key=repr) if v not in used]
     if b.kind == "null" and b.parent is not None:  # a reference: a value its partner holds, so it resolves
         fresh = [
             r[0]
@@ -90,15 +90,43 @@ def _inside(value: object, facts) -> object:
 
 
 def _fill(conn: sqlite3.Connection, table: str, regs: Regularities) -> bool:
-    """The original's first row of `table`, as the data holds it."""
-    if regs.path is None:
+    """The original's first row of `table`, as the data holds it; with the schema alone, the stand-in
+    database's row with the fewest NULLs, its references pointed at rows the witness holds."""
+    source_path = regs.rows_source
+    if source_path is None:
         return False
-    source = sqlite3.connect(f"file:{quote(str(regs.path))}?mode=ro", uri=True)
+    source = sqlite3.connect(f"file:{quote(str(source_path))}?mode=ro", uri=True)
     try:
-        row = source.execute(f"SELECT * FROM {q(table)} ORDER BY rowid LIMIT 1").fetchone()
+        if regs.path is not None:
+            row = source.execute(f"SELECT * FROM {q(table)} ORDER BY rowid LIMIT 1").fetchone()
+        else:
+            names = [r[1] for r in source.execute(f"PRAGMA table_info({q(table)})")]
+            nulls = " + ".join(f"({q(n)} IS NULL)" for n in names) or "0"
+            row = source.execute(f"SELECT * FROM {q(table)} ORDER BY {nulls}, rowid LIMIT 1").fetchone()
+            row = None if row is None else _resolved(conn, table, names, list(row), regs)
     finally:
         source.close()
     if row is None:
         return False
     conn.execute(f"INSERT INTO {q(table)} VALUES ({', '.join('?' * len(row))})", row)
     return True
+
+
+def _resolved(conn: sqlite3.Connection, table: str, names: list[str], row: list, regs: Regularities) -> list:
+    """A stand-in row whose declared references hold values of the witness's parent rows, where it has any."""
+    low = table.lower()
+    for (child_t, child_c), (parent_t, parent_c) in regs.links:
+        if child_t != low:
+            continue
+        at = next((i for i, n in enumerate(names) if n.lower() == child_c), None)
+        if at is None:
+            continue
+        try:
+            found = conn.execute(
+                f"SELECT {q(parent_c)} FROM {q(parent_t)} WHERE {q(parent_c)} IS NOT NULL ORDER BY rowid LIMIT 1"
+            ).fetchone()
+        except sqlite3.Error:
+            continue
+        if found is not None:
+            row[at] = found[0]
+    return row

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from sqltriage.core.verdicts.exec_result import ExecResult
 
 AGREES, DIFFERS, PRED_FAILS, GOLD_FAILS = "agrees", "differs", "prediction fails", "gold fails"
+# Other generated databases that tell the pair apart, shrunk when the first witness needs an assumption:
+# a realistic witness found there is the one the judgement reads (as realistic.py does with neighbours).
+REALISTIC_TRIES = 3  # witnesses shrunk at most per row, the first included
 KEYS = (
     "schema_verdict",
     "values_match",
@@ -76,7 +79,7 @@ def _on_generated(
     text = spider_sql(pred_sql) if mode == "spider" else pred_sql
     gold_text = spider_sql(gold_sql) if mode == "spider" else gold_sql
     ordered = order_matters(gold_sql)
-    told = 0
+    told, first, shrunk = 0, None, 0
     for db in databases:
         gold = _gold_on(db, gold_text, timeout, max_rows)
         if not gold.ok:
@@ -91,14 +94,77 @@ def _on_generated(
             )
             return out
         if compare(gold, pred, mode, order_matters=ordered) == 0:
-            out.update(schema_verdict=DIFFERS, ts_databases=told)
-            out.update(_refutation(db, gold_sql, pred_sql, schema, mode, timeout, max_rows))
-            return out
+            found = _refutation(db, gold_sql, pred_sql, schema, mode, timeout, max_rows)
+            if found.get("refutation_assumption") == "none":
+                return {**out, "schema_verdict": DIFFERS, "ts_databases": told, **found}
+            first, shrunk = first or found, shrunk + 1
+            if shrunk >= REALISTIC_TRIES:
+                break
+    if first is not None:  # every database that tells them apart needs an assumption: the first one's
+        return {**out, "schema_verdict": DIFFERS, "ts_databases": told, **first}
     if told:
         out.update(schema_verdict=AGREES, ts_databases=told)
     else:
         out.update(schema_verdict=GOLD_FAILS, ts_databases=0)
     return out
+
+
+def schema_proof(
+    gold_sql: str,
+    pred_sql: str,
+    schema: Schema | None,
+    databases: Sequence[Path],
+    row: dict[str, Any],
+    *,
+    mode: str,
+    bound: int | None,
+    timeout: float | None,
+    exec_timeout: float,
+    max_rows: int,
+    neighbour_cache: str | None,
+) -> dict[str, Any]:
+    """`equivalence` of a pair the generated databases could not tell apart, from the declared schema
+    alone (no data, so nothing mined): `verified` holds on every database the schema allows up to the
+    bound; a refutation's database becomes the row's witness, held against the schema's promises."""
+    from sqltriage.core.verdicts.testsuite.from_schema import schema_database, trusted_primary_keys
+    from sqltriage.core.verdicts.verify import DEFAULT_BOUND, DEFAULT_TIMEOUT, check_pair
+    from sqltriage.core.verdicts.verify.columns import witness_root
+
+    if schema is None or not databases or row.get("schema_verdict") != AGREES:
+        return {}
+    key = ("proof", gold_sql, pred_sql, str(databases[0]), mode, bound, timeout)
+    if key not in _ROWS:
+        # the empty database of the schema: the solver mines nothing from rows (a generated database's
+        # columns never NULL, or tables never empty, say nothing of what the schema allows)
+        empty = schema_database(schema, Path(neighbour_cache) if neighbour_cache else None)
+        verdict = check_pair(
+            gold_sql,
+            pred_sql,
+            empty,
+            mode=mode,
+            bound=bound or DEFAULT_BOUND,
+            timeout=timeout or DEFAULT_TIMEOUT,
+            extra_foreign_keys=schema.foreign_keys,
+            extra_primary_keys=trusted_primary_keys(schema),
+            witness_root=witness_root(neighbour_cache),
+            exec_timeout=exec_timeout,
+            declared_only=True,
+        )
+        out: dict[str, Any] = verdict.columns()
+        if verdict.status == "refuted" and verdict.witness is not None:
+            out.update(
+                schema_verdict=DIFFERS,
+                ts_witness=str(verdict.witness),
+                ts_witness_rows=verdict.witness_rows,
+                **_held_against_schema(
+                    verdict.witness, databases[0], gold_sql, pred_sql, schema, mode, exec_timeout, max_rows
+                ),
+            )
+        _ROWS[key] = out
+        if len(_ROWS) > _MEMO_SIZE:
+            _ROWS.popitem(last=False)
+    _ROWS.move_to_end(key)
+    return dict(_ROWS[key])
 
 
 def _gold_on(db: Path, gold_text: str, timeout: float, max_rows: int) -> ExecResult:
@@ -123,8 +189,6 @@ def _refutation(
     db: Path, gold_sql: str, pred_sql: str, schema: Schema, mode: str, timeout: float, max_rows: int
 ) -> dict[str, Any]:
     """The generated database shrunk to a witness, and what the witness needs beyond the schema's promises."""
-    from sqltriage.core.verdicts.judgement.assumption import classify
-    from sqltriage.core.verdicts.judgement.regularities import schema_regularities
     from sqltriage.core.verdicts.testsuite.witness import minimal_witness
 
     witness = minimal_witness(
@@ -137,26 +201,47 @@ def _refutation(
         extra_foreign_keys=schema.foreign_keys,
         pred_ok=True,
     )
-    out: dict[str, Any] = {"ts_witness": str(witness.path), "ts_witness_rows": witness.rows}
+    return {
+        "ts_witness": str(witness.path),
+        "ts_witness_rows": witness.rows,
+        **_held_against_schema(witness.path, db, gold_sql, pred_sql, schema, mode, timeout, max_rows),
+    }
+
+
+def _held_against_schema(
+    witness: Path,
+    db: Path,
+    gold_sql: str,
+    pred_sql: str,
+    schema: Schema,
+    mode: str,
+    timeout: float,
+    max_rows: int,
+) -> dict[str, Any]:
+    """What a witness needs beyond the schema's promises; its repairs may write the values and rows of
+    `db`, the generated database it comes from (the schema leaves values free)."""
+    from sqltriage.core.verdicts.judgement.assumption import classify
+    from sqltriage.core.verdicts.judgement.regularities import schema_regularities, with_stand_ins
+
     found = classify(
-        witness.path,
+        witness,
         None,
         gold_sql,
         pred_sql,
         mode=mode,
         timeout=timeout,
         max_rows=max_rows,
-        regs=schema_regularities(schema),
+        regs=with_stand_ins(schema_regularities(schema), db),
     )
-    if found is not None:
-        detail = found.detail.replace("a realistic database", "a database the schema allows")
-        out.update(
-            refutation_assumption=found.kind,
-            refutation_detail=f"{detail} (generated from the schema, not from data)",
-            fragile_side=found.fragile or None,
-            difference=found.difference,
-        )
-    return out
+    if found is None:
+        return {}
+    detail = found.detail.replace("a realistic database", "a database the schema allows")
+    return {
+        "refutation_assumption": found.kind,
+        "refutation_detail": f"{detail} (generated from the schema, not from data)",
+        "fragile_side": found.fragile or None,
+        "difference": found.difference,
+    }
 
 
 def values_match(gold: ParsedQuery | None, pred: ParsedQuery | None) -> int | None:

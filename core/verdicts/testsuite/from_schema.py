@@ -37,10 +37,27 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def trusted_primary_keys(schema: Schema) -> tuple[tuple[str, str], ...]:
+    """The declared primary keys a proof may rest on. A table whose key is one column that also refers to
+    another table is often a link table whose real key is composite (Spider's tables.json lists only the
+    first column: `countrylanguage` keyed by `CountryCode` alone, where the data holds several languages
+    per country). Such a key is left out: the databases stay filled as declared, but no verdict assumes it."""
+    children = {(t.lower(), c.lower()) for (t, c), _parent in schema.foreign_keys}
+    per_table: dict[str, int] = {}
+    for t, _c in schema.primary_keys:
+        per_table[t.lower()] = per_table.get(t.lower(), 0) + 1
+    return tuple(
+        (t, c)
+        for t, c in schema.primary_keys
+        if not (per_table[t.lower()] == 1 and (t.lower(), c.lower()) in children)
+    )
+
+
 def schema_ddl(schema: Schema) -> list[str]:
-    """One CREATE TABLE per table: declared types, the primary key, and foreign keys to known columns."""
+    """One CREATE TABLE per table: declared types, the trusted primary key, and foreign keys to known
+    columns."""
     pks: dict[str, list[str]] = {}
-    for t, c in schema.primary_keys:
+    for t, c in trusted_primary_keys(schema):
         pks.setdefault(t.lower(), []).append(c)
     fks: dict[str, list[tuple[str, str, str]]] = {}
     names = {t.name.lower(): t for t in schema.tables}
@@ -114,6 +131,6 @@ def schema_neighbours(
         seed,
         cache_root,
         foreign_keys=schema.foreign_keys,
-        primary_keys=schema.primary_keys,
+        primary_keys=trusted_primary_keys(schema),
         distilled=False,
     )

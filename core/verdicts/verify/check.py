@@ -22,7 +22,7 @@ from typing import Any
 from sqltriage.core.verdicts.exec_compare import order_matters
 from sqltriage.core.verdicts.verify.budget import TOO_SLOW, Allowance, Budget, unlimited
 from sqltriage.core.verdicts.verify.canonical import column_names, same_query
-from sqltriage.core.verdicts.verify.practice import NONE, Practice, practice_of
+from sqltriage.core.verdicts.verify.practice import NONE, Practice, declared_practice, practice_of
 from sqltriage.core.verdicts.verify.solve import solve
 
 # What a verdict depends on beyond the bound, the time limit and z3's version: a stored verdict of an
@@ -80,14 +80,21 @@ def check_pair(
     exec_timeout: float = 10.0,
     golds: Sequence[str] = (),
     extra_primary_keys: tuple = (),
+    declared_only: bool = False,
 ) -> Verdict:
     """Never raises for a pair: whatever cannot be decided is `unknown` with its reason.
 
     `golds`: the database's gold queries, from which the neighbours mine what the data keeps in practice
-    (practice.py); the pair's own gold when not given, as `diff --neighbours` builds its neighbours."""
+    (practice.py); the pair's own gold when not given, as `diff --neighbours` builds its neighbours.
+    `declared_only`: `db_path` is a database generated from the schema, whose rows say nothing of real
+    data: only the declared keys hold, and a verdict covers every database the schema allows."""
     start = time.monotonic()
     try:
-        practice = _practice(db_path, tuple(golds) or (gold_sql,), extra_foreign_keys, extra_primary_keys)
+        practice = (
+            declared_practice(tuple(extra_primary_keys))
+            if declared_only
+            else _practice(db_path, tuple(golds) or (gold_sql,), extra_foreign_keys, extra_primary_keys)
+        )
         return _check_pair(
             gold_sql,
             pred_sql,
