@@ -78,6 +78,8 @@ def _from_schema(row: Mapping[str, Any], flags: str | None) -> tuple[str, str]:
             f"no database file; agrees with the gold on {n} database(s) generated from the schema, which "
             "proves nothing"
         )
+    if verdict == "gold fails":
+        return UNSURE, f"no database file; {detail or 'the gold fails on every database of the schema'}"
     return UNSURE, "no database to run either query: only the structure can be compared"
 
 

@@ -80,10 +80,12 @@ def _on_generated(
     gold_text = spider_sql(gold_sql) if mode == "spider" else gold_sql
     ordered = order_matters(gold_sql)
     told, first, shrunk = 0, None, 0
+    gold_error: str | None = None
     for db in databases:
         gold = _gold_on(db, gold_text, timeout, max_rows)
         if not gold.ok:
-            continue  # the gold itself cannot be run here: this database tells nothing
+            gold_error = gold.error  # the gold itself cannot be run here: this database tells nothing
+            continue
         pred = execute(db, text, timeout=timeout, max_rows=max_rows)
         told += 1
         if not pred.ok:
@@ -105,7 +107,11 @@ def _on_generated(
     if told:
         out.update(schema_verdict=AGREES, ts_databases=told)
     else:
-        out.update(schema_verdict=GOLD_FAILS, ts_databases=0)
+        out.update(
+            schema_verdict=GOLD_FAILS,
+            ts_databases=0,
+            refutation_detail=f"the gold fails on every database of the schema: {_line(gold_error)}",
+        )
     return out
 
 
