@@ -41,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import judgement_bench
 
         return judgement_bench.main(argv[1:])
+    if argv[:1] == ["schema"]:  # the judgement without a database on BIRD dev: db generate, CPU per pair
+        from tests.bench import schema_bench
+
+        return schema_bench.main(argv[1:])
     if argv[:1] == ["findings"]:  # slices, compare and report on the 42-system workspace
         from tests.bench import findings_bench
 
