@@ -453,12 +453,59 @@ def official_quirks(frame: pl.DataFrame) -> list[dict[str, Any]]:
     return [{"model": r["model"], "quirk": r["official_quirk"], "rows": r["rows"]} for r in rows]
 
 
+def schema_only(frame: pl.DataFrame) -> dict[str, Any] | None:
+    """The rows judged from the schema, not from data (no database file): how many, of which databases,
+    how the judgement calls them and how many rest on a proof. None when every database has its file."""
+    if "db_missing" not in frame.columns:
+        return None
+    missing = frame.filter(pl.col("db_missing") == 1)
+    if missing.is_empty():
+        return None
+    out: dict[str, Any] = {
+        "rows": missing.height,
+        "databases": missing.get_column("db_id").n_unique() if "db_id" in missing.columns else None,
+        "run_on_generated": 0,
+        "proved": 0,
+        "calls": {},
+    }
+    if "schema_verdict" in missing.columns:
+        out["run_on_generated"] = missing.get_column("schema_verdict").is_not_null().sum()
+    if "equivalence" in missing.columns:
+        out["proved"] = (missing.get_column("equivalence") == "verified").sum()
+    if "judgement" in missing.columns:
+        counts = missing.group_by("judgement").agg(pl.len().alias("n")).to_dicts()
+        out["calls"] = {str(r["judgement"]): r["n"] for r in counts if r["judgement"] is not None}
+    return out
+
+
+def schema_only_line(found: dict[str, Any], verify: bool | None = None) -> str:
+    """Said plainly, for the eval report and the app: the judgement of rows without a database file comes
+    from the schema, not from data. `verify`: whether the run asked for proofs (None: not known)."""
+    where = f"{found['rows']} row(s) of {found['databases']} database(s) have no database file"
+    if not found["run_on_generated"]:
+        return (
+            f"{where}: no EX, and only exact match to judge them by; add --neighbours 3 --verify to judge "
+            "them on databases generated from the schema (docs/judgement.md)"
+        )
+    calls = found["calls"]
+    if verify is False:
+        proofs = "; add --verify for proofs on its declared keys"
+    else:
+        proofs = f", {found['proved']} by a proof on its declared keys"
+    return (
+        f"{where}: their judgement comes from the schema, not from data — run on databases generated "
+        f"from it{proofs}: {calls.get('right', 0)} right, {calls.get('wrong', 0)} wrong, "
+        f"{calls.get('unsure', 0)} unsure (docs/judgement.md)"
+    )
+
+
 def full_report(frame: pl.DataFrame) -> dict[str, Any]:
     return {
         "models": model_summary(frame),
         "official_quirks": official_quirks(frame),
         "breakdowns": {facet: breakdown(frame, facet) for facet in FACETS},
         "error_sources": error_sources(frame),
+        "schema_only": schema_only(frame),
     }
 
 

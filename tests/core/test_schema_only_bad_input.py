@@ -59,10 +59,7 @@ QUESTIONS = [  # (db_id, evidence, gold, prediction)
 ]
 
 
-@pytest.fixture(scope="module")
-def rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
-    pytest.importorskip("z3")
-    root = tmp_path_factory.mktemp("bad-input")
+def _write(root: Path) -> None:
     dev = [
         {"question_id": i, "db_id": db, "question": f"question {i}", "evidence": ev, "SQL": gold}
         for i, (db, ev, gold, _pred) in enumerate(QUESTIONS)
@@ -71,6 +68,13 @@ def rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
     (root / "dev.json").write_text(json.dumps(dev))
     (root / "dev_tables.json").write_text(json.dumps(TABLES))
     (root / "pred.json").write_text(json.dumps(preds))
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    pytest.importorskip("z3")
+    root = tmp_path_factory.mktemp("bad-input")
+    _write(root)
     dataset = load_dataset(root / "dev.json")
     sets = [load_predictions(root / "pred.json", dataset, name="m")]
     options = EvalOptions(
@@ -122,3 +126,23 @@ def test_a_gold_that_does_not_parse_leaves_its_row_unsure_saying_so(rows: list[d
 def test_a_database_the_schema_file_does_not_describe_is_unsure(rows: list[dict]) -> None:
     assert rows[4]["judgement"] in ("right", "unsure")  # the same text as the gold: exact match at most
     assert rows[4]["schema_verdict"] is None
+
+
+def test_the_eval_report_says_the_calls_come_from_the_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sqltriage.tui.cli import main
+
+    _write(tmp_path)
+    args = ["eval", str(tmp_path / "dev.json"), "--pred", f"m={tmp_path / 'pred.json'}", "--json"]
+    assert main([*args, "--workspace", str(tmp_path / "bare.db")]) == 0
+    bare = capsys.readouterr()
+    assert "5 row(s) of 3 database(s) have no database file: no EX" in bare.err
+    assert "--neighbours 3 --verify" in bare.err
+    assert main([*args, "--workspace", str(tmp_path / "w.db"), "--neighbours", "3"]) == 0
+    judged = capsys.readouterr()
+    assert "their judgement comes from the schema, not from data" in judged.err
+    found = json.loads(judged.out)["schema_only"]
+    assert found["rows"] == 5 and found["databases"] == 3
+    assert found["run_on_generated"] == 4  # the database the schema file does not describe has none
+    assert sum(found["calls"].values()) == 5

@@ -198,6 +198,12 @@ def _run(args: argparse.Namespace) -> int:
             "[dim]ex_ts is off: add --neighbours 10 to also score each EX pass on 10 generated neighbour "
             "databases (catches EX false positives; see docs/testsuite.md)[/]"
         )
+    if report.get("schema_only"):
+        from rich.text import Text
+
+        from sqltriage.core.reporting.report import schema_only_line
+
+        err.print(Text(schema_only_line(report["schema_only"], options.verify), style="bold"))
     too_slow = too_slow_rows(frame) if options.verify else 0
     if options.verify:
         err.print(_verify_line(frame, options))

@@ -244,6 +244,10 @@ def summary_renderable(
         parts += [verified_table(report["models"]), Text("")]
     if any(m.get("judged_n") for m in report["models"]):
         parts += [judgement_table(report["models"]), Text("")]
+    if found := report.get("schema_only"):
+        from sqltriage.core.reporting.report import schema_only_line
+
+        parts += [Text(schema_only_line(found), style="bold"), Text("")]
     for facet, rows in report["breakdowns"].items():
         if rows:
             parts += [facet_chart(rows, models, facet, metric), Text("")]
