@@ -473,14 +473,27 @@ def _suggestions(
     pred_text = pred if isinstance(pred, str) else pred.sql
     where = (gold.example.db_id, gold.db_path, gold.schema_dbs, gold.example.evidence, gold.ex_mode)
     em = row.get("em")
-    key = (gold.parsed.sql, *where, pred_text, ex, error, tie, em)
+    witness = _refuting_witness(row, ex)
+    key = (gold.parsed.sql, *where, pred_text, ex, error, tie, em, witness)
     found = _SUGGESTED.get(key)
     if found is None:
-        found = _suggest(gold, pred, pred_result, ex, error, tie, em)
+        found = _suggest(gold, pred, pred_result, ex, error, tie, em, witness)
         if len(_SUGGESTED) >= _SUGGESTED_KEPT:
             del _SUGGESTED[next(iter(_SUGGESTED))]
         _SUGGESTED[key] = found
     return dict(found)
+
+
+def _refuting_witness(row: dict[str, Any], ex: int | None) -> Path | None:
+    """The realistic database the judgement found telling an EX pass (or a row without a database file)
+    apart from its gold, for the suggestions to read; None when there is none or it needs an assumption."""
+    if ex == 0:
+        return None  # the dataset's own database already tells them apart: its results are read
+    if row.get("refutation_witness"):
+        return Path(row["refutation_witness"])
+    if row.get("refutation_assumption") == "none" and row.get("ts_witness"):
+        return Path(row["ts_witness"])
+    return None
 
 
 def _suggest(
@@ -491,6 +504,7 @@ def _suggest(
     error: str | None,
     tie: bool,
     em: int | None,
+    witness: Path | None = None,
 ) -> dict[str, Any]:
     import json
 
@@ -510,6 +524,7 @@ def _suggest(
             ex_mode=gold.ex_mode,
             databases=gold.schema_dbs,
             exact_match=em == 1,
+            witness=witness,
         )
     except Exception:  # advisory only: a query too odd to compare is left unsuggested, the run goes on
         return {"suggested": None, "suggested_why": None}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sqltriage.core.model import Schema
 from sqltriage.core.sql.parse import ParsedQuery
-from sqltriage.core.suggest.evidence import localise, schema_evidence
+from sqltriage.core.suggest.evidence import Evidence, localise, schema_evidence, witness_evidence
 from sqltriage.core.suggest.exec_signals import exec_signals
 from sqltriage.core.suggest.facts import QueryFacts, query_facts
 from sqltriage.core.suggest.rules import WEAK, combine
@@ -50,6 +50,7 @@ def suggest_causes(
     databases: Sequence[Path] = (),
     shrink_witness: bool = False,
     exact_match: bool = False,
+    witness: Path | None = None,
 ) -> list[Suggestion]:
     """Suggestions for one (example, prediction), most confident first; empty when nothing is surely wrong.
 
@@ -63,21 +64,36 @@ def suggest_causes(
     in an evaluation, where it would double the engine's cost). `exact_match`: the evaluation's exact-set
     match holds (the clauses agree, values aside), so a passing EX on a single row is not looked into (a
     pass by chance there needs other values, and three in four single-row passes are such copies).
+    `witness`: a realistic database on which the two differ (the judgement's refutation of an EX pass, or of
+    a row without a database file): its results say which columns and rows differ, its rows which tables
+    take part, and they rank the causes; an EX pass it refutes is looked into as a false positive.
     """
     if gold_result is not None and gold_result.error_kind in ("syntax", "runtime"):
         why = f"gold itself fails: {gold_result.error}"
         return [Suggestion("Evaluation: gold SQL wrong", _shown(why, EXECUTION), 0.9, EXECUTION)]
     signals = exec_signals(gold_result, pred_result)
     by_chance = signals is not None and (signals.trivial or (signals.gold_rows == 1 and not exact_match))
-    if ex == 1 and signals is not None and signals.same_bag and not by_chance:
+    if ex == 1 and signals is not None and signals.same_bag and not by_chance and witness is None:
         return []  # the same rows, and not by chance: nothing to suggest (and no parse work spent)
     basis = EXECUTION if gold_result is not None else STRUCTURE  # the database was there and was used
     g, p = _gold_facts(gold, schema), query_facts(pred, schema)
     found = tree_findings(g, p, evidence, schema) if g.ok and p.ok else []
     if error is None and not p.ok and g.ok:
         error = f"does not parse: {p.error}"
+    refuting = (
+        witness_evidence(_text(gold), _text(pred), witness, mode=ex_mode or "spider")
+        if (witness is not None and g.ok and p.ok)
+        else None
+    )
+    if ex == 1 and refuting is not None:
+        return _refuted_pass(found, refuting, g, p, ex_mode)
+    if ex == 1 and witness is not None and signals is not None and signals.same_bag and not by_chance:
+        return []  # the witness does not tell them apart as this mode reads them: nothing more to say
     generated = None
-    if gold_result is None and databases and g.ok and p.ok and _worth_running(found):
+    if gold_result is None and refuting is not None:  # the judgement's witness: no generated run needed
+        generated, signals, ex, basis = refuting, exec_signals(refuting.gold, refuting.pred), 0, WITNESS_BASIS
+        found = localise(found, refuting)
+    elif gold_result is None and databases and g.ok and p.ok and _worth_running(found):
         generated = schema_evidence(
             _text(gold),
             _text(pred),
@@ -111,13 +127,50 @@ def suggest_causes(
         duplicates_mean_distinct=not dedup_differs,
         tie_sensitive=tie_sensitive,
         lenient_ex=ex_mode is None,
-        generated=basis == SCHEMA_EXECUTION,
+        generated=basis in (SCHEMA_EXECUTION, WITNESS_BASIS),
     )
     if g.ok and p.ok:
         out = respecting(out, g, p, ex_mode)
     where = generated.label if basis == SCHEMA_EXECUTION and generated is not None else None
+    if basis == WITNESS_BASIS:
+        basis, where = SCHEMA_EXECUTION, _witness_label(refuting)
     # the reasons are written here, for the suggestions kept (most candidates never are)
     return [Suggestion(s.tag, _shown(str(s.reason), basis, where), s.confidence, basis) for s in out]
+
+
+WITNESS_BASIS = "witness"  # while ranking: the results on the judgement's witness (shown as generated ones)
+
+
+def _witness_label(ev: Evidence | None) -> str:
+    n = ev.witness_rows if ev is not None else None
+    rows = "" if n is None else f" of {n} row" if n == 1 else f" of {n} rows"
+    return f"on the database{rows} that tells them apart"
+
+
+def _refuted_pass(
+    found: list[Suggestion], ev: Evidence, g: QueryFacts, p: QueryFacts, ex_mode: str | None
+) -> list[Suggestion]:
+    """An EX pass a realistic database refutes: the evaluation's verdict first, then what the parses show,
+    ranked by the witness's results (which columns, which rows differ there)."""
+    from sqltriage.core.suggest.rules import with_results
+    from sqltriage.core.suggest.suggestion import MAX_SHOWN, ranked
+
+    assert ev.gold is not None and ev.pred is not None
+    signals = exec_signals(ev.gold, ev.pred)
+    causes = [s for s in with_results(localise(found, ev), signals) if s.confidence >= GATE]
+    causes = respecting(ranked(causes, limit=MAX_SHOWN - 1), g, p, ex_mode) if g.ok and p.ok else causes
+    where = _witness_label(ev)
+    why = "EX passes on the dataset's database, but the results differ"
+    verdict = Suggestion(
+        "Evaluation: EX false positive", _shown(why, SCHEMA_EXECUTION, where), 0.9, EXECUTION
+    )
+    return [
+        verdict,
+        *(
+            Suggestion(s.tag, _shown(str(s.reason), SCHEMA_EXECUTION, where), s.confidence, SCHEMA_EXECUTION)
+            for s in causes
+        ),
+    ]
 
 
 _NO_SUCH_COLUMN = re.compile(r"no such column: (?:[\w\"`\[\] ]+\.)?[\"`\[]?([^\"`\]]+?)[\"`\]]?$", re.I)

@@ -98,6 +98,27 @@ def _witness(
         return frozenset(), None
 
 
+def witness_evidence(gold_sql: str, pred_sql: str, witness: Path, *, mode: str = "spider") -> Evidence | None:
+    """The results on the row's refuting witness (a neighbour's, the solver's or a generated database's,
+    already shrunk): the rows and columns that make the difference, and the tables holding them. None when
+    the two do not differ there (a witness of another reading) or it cannot be read."""
+    from sqltriage.core.verdicts.testsuite.reading import witness_tables
+
+    ordered = order_matters(gold_sql)
+    if mode == "spider":
+        gold_sql, pred_sql = spider_sql(gold_sql), spider_sql(pred_sql)
+    try:
+        g = execute(witness, gold_sql, timeout=TIMEOUT * WALL_FACTOR, max_rows=MAX_ROWS, steps=STEPS)
+        p = execute(witness, pred_sql, timeout=TIMEOUT * WALL_FACTOR, max_rows=MAX_ROWS, steps=STEPS)
+        if not g.ok or compare(g, p, mode, order_matters=ordered) != 0:
+            return None
+        held = [t for t in witness_tables(witness) if t.count]
+    except Exception:  # advisory: an unreadable witness leaves the ranking to the parses
+        return None
+    tables = frozenset(t.name.lower() for t in held)
+    return Evidence(1, 1, 1, True, g, p, tables, sum(t.count for t in held))
+
+
 ROW_CAUSES = ("Condition:", "Value:", "Operator:")  # causes that change which rows come back
 COLUMN_CAUSES = ("Attribute: mismatch", "Function:")  # causes that change what a column holds
 

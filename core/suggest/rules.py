@@ -78,6 +78,12 @@ def _boost(found: list[Suggestion], tag: str, by: float, why: str) -> list[Sugge
     ]
 
 
+def with_results(found: list[Suggestion], sig: ExecSignals) -> list[Suggestion]:
+    """What results on a database outside the dataset's (a witness) add to the parses' candidates: they
+    confirm and rank what the parses show, and promote nothing doubtful."""
+    return _with_results(found, sig, True, generated=True)
+
+
 def _with_results(
     found: list[Suggestion], sig: ExecSignals, duplicates_mean_distinct: bool, generated: bool = False
 ) -> list[Suggestion]:

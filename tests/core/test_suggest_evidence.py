@@ -130,3 +130,43 @@ def test_a_column_of_a_table_never_read_is_a_missing_table(library: tuple) -> No
         gold, "SELECT title FROM books WHERE nation = 'British'", schema=schema, databases=dbs
     )
     assert wrong[0].tag == "Attribute: mismatch"  # no table has that column: the attribute itself is wrong
+
+
+# --- the judgement's witness ----------------------------------------------------------------------------
+
+
+def _singers(path: Path, rows: list[tuple]) -> Path:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE singer (id INTEGER PRIMARY KEY, name TEXT, age INT)")
+        db.executemany("INSERT INTO singer VALUES (?, ?, ?)", rows)
+    db.close()
+    return path
+
+
+OLDER, FROM_30 = "SELECT name FROM singer WHERE age > 30", "SELECT name FROM singer WHERE age >= 30"
+
+
+def test_an_ex_pass_a_witness_refutes_is_a_false_positive_ranked_by_the_witness(tmp_path: Path) -> None:
+    """`>` against `>=` passes EX where no singer is 30; on the witness one is, and the comparison is the
+    cause. Without the witness the pass is looked into only as a single row that may agree by chance."""
+    from sqltriage.core.verdicts.execution import execute
+
+    original = _singers(tmp_path / "o.sqlite", [(1, "Ann", 25), (2, "Bo", 41), (3, "Cy", 52)])
+    witness = _singers(tmp_path / "w.sqlite", [(1, "Ann", 30)])
+    gold, pred = (execute(original, q, timeout=5, max_rows=100) for q in (OLDER, FROM_30))
+    assert gold.rows == pred.rows and len(gold.rows) == 2  # EX passes on two rows: nothing by chance
+    args = {"gold_result": gold, "pred_result": pred, "ex": 1, "ex_mode": "spider", "exact_match": True}
+    assert suggest_causes(OLDER, FROM_30, **args) == []
+    found = suggest_causes(OLDER, FROM_30, **args, witness=witness)
+    assert [s.tag for s in found[:2]] == ["Evaluation: EX false positive", "Operator: comparison"]
+    assert all("on the database of 1 row that tells them apart" in s.reason for s in found)
+    # a database on which the two agree is no witness: nothing is said
+    assert suggest_causes(OLDER, FROM_30, **args, witness=original) == []
+
+
+def test_without_a_database_file_the_witness_gives_the_results(tmp_path: Path) -> None:
+    witness = _singers(tmp_path / "w.sqlite", [(1, "Ann", 30)])
+    found = suggest_causes(OLDER, FROM_30, ex_mode="bird", witness=witness)
+    assert found and found[0].tag == "Operator: comparison"
+    assert found[0].basis == SCHEMA_EXECUTION
+    assert "on the database of 1 row that tells them apart" in found[0].reason
