@@ -135,6 +135,12 @@ def _add_db_url(p: argparse.ArgumentParser) -> None:
         "databases in that one, or {db_id} in the name for one each; queries are read in its dialect "
         '(needs pip install "sqltriage[engines]"; docs/engines.md)',
     )
+    p.add_argument(
+        "--scratch-url",
+        metavar="URL",
+        help="with --db-url and --neighbours: the same URL with a login that may create schemas (PostgreSQL) "
+        "or databases (MySQL), to load the neighbour databases into (default: the --db-url login)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -39,6 +39,7 @@ class EvalOptions:
     verify_timeout: float = VERIFY_TIMEOUT  # seconds per pair, encoding and solving
     ves: int = 0  # runs of each EX-passing pair for Mini-Dev's R-VES (`--ves N`); 0 = off
     db_url: str | None = None  # a PostgreSQL or MySQL server holding the databases (`--db-url`); None: SQLite
+    scratch_url: str | None = None  # the login that loads neighbours into that server; None: db_url's
     choose: str = "first"  # which of k candidates is scored: "first" or "majority" (pipeline/candidates.py)
 
     @property

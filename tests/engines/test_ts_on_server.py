@@ -1,0 +1,158 @@
+"""`eval --db-url … --neighbours K`: the neighbours are generated from the server database's own contents,
+replayed on the server (engines/replay.py) and `ex_ts` is filled there, equal to SQLite's for pairs that
+mean the same on both engines; predicted SQL cannot write to the scratch places either."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sqltriage.tui.cli import main
+from tests.servers import Server
+
+# (gold, prediction, ex_ts): concert_singer; numbers only (no collation, NULL order, division or LIMIT tie),
+# so both engines read each pair alike
+PAIRS = [
+    ("SELECT count(*) FROM singer", "SELECT count(*) FROM singer WHERE 1 = 1", 1),
+    ("SELECT name FROM singer WHERE age > 30", "SELECT name FROM singer WHERE NOT age <= 30", 1),
+    ("SELECT max(capacity) FROM stadium", "SELECT max(capacity) FROM stadium WHERE capacity IS NOT NULL", 1),
+    # the same rows on the original (ages 52, 41, 43), not on neighbours with other ages
+    ("SELECT count(*) FROM singer WHERE age > 40", "SELECT count(*) FROM singer WHERE age >= 35", 0),
+    ("SELECT name FROM singer WHERE age > 40", "SELECT name FROM singer WHERE age > 35", 0),
+]
+HOSTILE = [
+    "DELETE FROM singer",
+    "DROP TABLE singer",
+    "WITH x AS (DELETE FROM singer RETURNING 1) SELECT count(*) FROM x",
+    "SELECT count(*) FROM singer; DROP TABLE singer",
+    "UPDATE singer SET age = 0",
+]
+K = 3
+
+
+def _inputs(tmp_path: Path, preds: list[str]) -> tuple[Path, Path]:
+    data = tmp_path / "questions.jsonl"
+    data.write_text(
+        "".join(json.dumps({"question": f"q{i}", "query": g, "db_id": "concert_singer"}) + "\n"
+                for i, (g, _, _) in enumerate(PAIRS))  # fmt: skip
+    )
+    pred = tmp_path / "m.sql"
+    pred.write_text("".join(p + "\n" for p in preds))
+    return data, pred
+
+
+def _ts(ws: Path, model: str = "m") -> dict[int, tuple]:
+    conn = sqlite3.connect(ws)
+    try:
+        return {
+            idx: rest
+            for idx, *rest in conn.execute(
+                "SELECT idx, ex, ex_ts, ts_databases, ts_witness, ts_note FROM results WHERE model = ?",
+                (model,),
+            )
+        }
+    finally:
+        conn.close()
+
+
+def _admin_url(server: Server) -> str:
+    return server.url("spider_{db_id}")
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql"])
+def test_ex_ts_on_server_equals_sqlite(
+    engine: str, request: pytest.FixtureRequest, spider_dev: Path, tmp_path: Path, capsys
+) -> None:
+    server: Server = request.getfixturevalue("pg_server" if engine == "postgresql" else "maria_server")
+    url: str = request.getfixturevalue("pg_spider" if engine == "postgresql" else "maria_spider")
+    data, pred = _inputs(tmp_path, [p for _, p, _ in PAIRS])
+    common = ["--pred", f"m={pred}", "--neighbours", str(K), "--jobs", "1", "--json"]
+    on_sqlite, on_server = tmp_path / "sqlite.db", tmp_path / "server.db"
+    assert main(["eval", str(data), "--db-dir", str(spider_dev / "database"), "--workspace", str(on_sqlite),
+                 *common]) == 0  # fmt: skip
+    args = ["eval", str(data), "--db-url", url, "--scratch-url", _admin_url(server), "--workspace",
+            str(on_server), *common]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    lite, served = _ts(on_sqlite), _ts(on_server)
+    for i, (_, _, expected) in enumerate(PAIRS):
+        ex, ex_ts, databases, witness, note = served[i]
+        assert ex == 1 and ex_ts == expected == lite[i][1], (i, served[i], lite[i])
+        assert databases and databases > 0, served[i]
+        assert note is not None and engine in note, served[i]
+        if expected == 0:  # the neighbour that refuted it, as the SQLite file it came from
+            assert witness is not None and Path(witness).is_file() and "refuted" in note, served[i]
+            assert witness.endswith(".sqlite")
+        else:
+            assert witness is None
+    # a second run finds the scratch places loaded and every pair done
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["run"]["computed"] == 0
+
+
+def _scratch_counts(server: Server) -> dict[str, dict[str, int]]:
+    """Row counts of every table of every scratch place, read as the administrator."""
+    from sqltriage.core.engines.replay import PREFIX
+
+    out: dict[str, dict[str, int]] = {}
+    if server.engine == "postgresql":
+        import psycopg
+
+        with psycopg.connect(host=server.host, port=server.port, user=server.admin_user,
+                             dbname="spider_concert_singer", autocommit=True) as conn:  # fmt: skip
+            for schema, table in conn.execute(
+                "SELECT schemaname, tablename FROM pg_tables WHERE starts_with(schemaname, %s)", (PREFIX,)
+            ).fetchall():
+                n = conn.execute(f'SELECT count(*) FROM "{schema}"."{table}"').fetchone()[0]
+                out.setdefault(schema, {})[table] = n
+        return out
+    import pymysql
+
+    conn = pymysql.connect(host=server.host, port=server.port, user="root", password="", autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(
+                "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA LIKE %s",
+                (PREFIX.replace("_", "\\_") + "%",),
+            )
+            for schema, table in cur.fetchall():
+                cur.execute(f"SELECT count(*) FROM `{schema}`.`{table}`")
+                out.setdefault(schema, {})[table] = cur.fetchone()[0]
+    finally:
+        conn.close()
+    return out
+
+
+def test_predicted_sql_cannot_touch_the_scratch_places(
+    served: tuple[Server, str], tmp_path: Path, capsys
+) -> None:
+    from sqltriage.core.engines.refs import parse_url
+    from sqltriage.core.engines.replay import scratch_database
+
+    server, url = served
+    preds = [p for _, p, _ in PAIRS]
+    data, pred = _inputs(tmp_path, preds)
+    hostile = tmp_path / "h.sql"
+    hostile.write_text("".join(HOSTILE[i % len(HOSTILE)] + "\n" for i in range(len(PAIRS))))
+    args = ["eval", str(data), "--db-url", url, "--scratch-url", _admin_url(server), "--pred", f"m={pred}",
+            "--pred", f"h={hostile}", "--neighbours", str(K), "--jobs", "1", "--workspace",
+            str(tmp_path / "w.db"), "--json"]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    before = _scratch_counts(server)
+    assert len(before) >= K and all(before.values()), before
+    conn = sqlite3.connect(tmp_path / "w.db")
+    kinds = {k for (k,) in conn.execute("SELECT error_kind FROM results WHERE model = 'h'")}
+    conn.close()
+    assert kinds <= {"forbidden", "multiple_statements"}, kinds
+    reader = parse_url(url)
+    for name in before:  # the reader on each scratch place, as the neighbours' queries run there
+        place = scratch_database(reader, "concert_singer", name)
+        assert place.execute("SELECT count(*) FROM singer", timeout=5, max_rows=10).ok
+        for sql in HOSTILE:
+            got = place.execute(sql, timeout=5, max_rows=10)
+            assert got.error_kind in ("forbidden", "multiple_statements"), (sql, got)
+    assert _scratch_counts(server) == before
