@@ -304,10 +304,11 @@ def _mysql_complete(conn: Any, path: Path, name: str) -> bool:
 # --- cleaning ------------------------------------------------------------------------------------------
 
 
-def drop_scratch(url: str, db_ids: Sequence[str] = ()) -> list[str]:
-    """Drop every scratch place on the server at `url` (PostgreSQL: in its database, or in each `db_ids`'
-    with `{db_id}`); the names dropped. The user's own schemas and databases are never matched."""
-    from sqltriage.core.engines.refs import parse_url
+def drop_scratch(url: str) -> list[str]:
+    """Drop every scratch place on the server at `url` (PostgreSQL: in its database, or with `{db_id}` in
+    each database the pattern names); the names dropped. Only names starting `sqltriage_nb_` are matched,
+    never the user's own schemas or databases."""
+    from sqltriage.core.engines.refs import PLACEHOLDER, parse_url
 
     server = parse_url(url)
     adapter: Any = adapter_for(server.engine)
@@ -315,7 +316,14 @@ def drop_scratch(url: str, db_ids: Sequence[str] = ()) -> list[str]:
     if server.engine == "postgresql":
         from psycopg import sql as pgsql
 
-        for dbname in sorted({server.database(d) for d in db_ids} if server.per_db_id else {server.dbname}):
+        dbnames = [server.dbname]
+        if server.per_db_id:
+            head, _, tail = server.dbname.partition(PLACEHOLDER)
+            pattern = re.compile(re.escape(head) + ".+" + re.escape(tail))
+            with adapter.connect(server, "postgres", autocommit=True) as conn:
+                found = [r[0] for r in conn.execute("SELECT datname FROM pg_database WHERE datallowconn")]
+            dbnames = sorted(d for d in found if pattern.fullmatch(d))
+        for dbname in dbnames:
             with adapter.connect(server, dbname, autocommit=True) as conn:
                 names = [r[0] for r in conn.execute(
                     "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, %s)", (PREFIX,))]  # fmt: skip

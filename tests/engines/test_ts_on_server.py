@@ -35,10 +35,10 @@ K = 3
 
 def _inputs(tmp_path: Path, preds: list[str]) -> tuple[Path, Path]:
     data = tmp_path / "questions.jsonl"
-    data.write_text(
-        "".join(json.dumps({"question": f"q{i}", "query": g, "db_id": "concert_singer"}) + "\n"
-                for i, (g, _, _) in enumerate(PAIRS))  # fmt: skip
-    )
+    lines = [
+        {"question": f"q{i}", "query": g, "db_id": "concert_singer"} for i, (g, _, _) in enumerate(PAIRS)
+    ]
+    data.write_text("".join(json.dumps(line) + "\n" for line in lines))
     pred = tmp_path / "m.sql"
     pred.write_text("".join(p + "\n" for p in preds))
     return data, pred
@@ -156,3 +156,30 @@ def test_predicted_sql_cannot_touch_the_scratch_places(
             got = place.execute(sql, timeout=5, max_rows=10)
             assert got.error_kind in ("forbidden", "multiple_statements"), (sql, got)
     assert _scratch_counts(server) == before
+
+
+def test_drop_scratch_removes_only_the_scratch_places(
+    served: tuple[Server, str], tmp_path: Path, capsys
+) -> None:
+    server, url = served
+    data, pred = _inputs(tmp_path, [p for _, p, _ in PAIRS])
+    args = ["eval", str(data), "--db-url", url, "--scratch-url", _admin_url(server), "--pred", f"m={pred}",
+            "--neighbours", str(K), "--jobs", "1", "--workspace", str(tmp_path / "w.db"), "--json"]  # fmt: skip
+    assert main(args) == 0
+    assert _scratch_counts(server)
+    capsys.readouterr()
+    assert main(["db", "drop-scratch", _admin_url(server), "--json"]) == 0
+    dropped = json.loads(capsys.readouterr().out)
+    assert dropped["dropped"] and all("sqltriage_nb_" in n for n in dropped["dropped"])
+    assert _scratch_counts(server) == {}
+    from sqltriage.core.engines.refs import parse_url
+    from sqltriage.core.engines.registry import Database
+
+    original = Database(parse_url(url).ref("concert_singer"))
+    assert original.execute("SELECT count(*) FROM singer", timeout=5, max_rows=10).rows == ((6,),)
+    # a later evaluation loads them again
+    again = [*args[:-2], str(tmp_path / "again.db"), "--json"]
+    assert main(again) == 0
+    assert {i: r[1] for i, r in _ts(tmp_path / "again.db").items()} == {
+        i: e for i, (_, _, e) in enumerate(PAIRS)
+    }
