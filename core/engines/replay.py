@@ -187,7 +187,8 @@ def replay(neighbours: Sequence[Path], db: Database, loader: ServerUrl | None = 
             else:
                 _load_mysql(path, loader, db.ref.db_id, name)
         except UsageError as exc:
-            raise ReplayError(f"cannot load the neighbour {path.name} into the server: {exc}") from None
+            hint = " (--scratch-url: a login that may create them)" if loader is reader else ""
+            raise ReplayError(f"cannot load the neighbour {path.name} into the server: {exc}{hint}") from None
         out.append(scratch_database(reader, db.ref.db_id, name))
     return out
 

@@ -183,3 +183,18 @@ def test_drop_scratch_removes_only_the_scratch_places(
     assert {i: r[1] for i, r in _ts(tmp_path / "again.db").items()} == {
         i: e for i, (_, _, e) in enumerate(PAIRS)
     }
+
+
+def test_a_login_that_cannot_create_gives_a_reason_not_a_verdict(
+    pg_server: Server, pg_spider: str, tmp_path: Path, capsys
+) -> None:
+    """The reader may only SELECT: without --scratch-url, the rows that passed EX say why they have no
+    `ex_ts` (another seed: neighbours no earlier test loaded)."""
+    data, pred = _inputs(tmp_path, [p for _, p, _ in PAIRS])
+    args = ["eval", str(data), "--db-url", pg_spider, "--pred", f"m={pred}", "--neighbours", str(K),
+            "--seed", "7", "--jobs", "1", "--workspace", str(tmp_path / "w.db"), "--json"]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    for ex, ex_ts, databases, witness, _ in _ts(tmp_path / "w.db").values():
+        assert ex == 1 and ex_ts is None and databases == 0, witness
+        assert witness.startswith("no neighbours: cannot load") and "--scratch-url" in witness, witness

@@ -6,6 +6,10 @@ on the same neighbours. Only rows that pass a mode on the original are run on th
 results differ. For `ex_ts`, that neighbour is shrunk to a minimal witness (witness.py): `ts_witness` is
 its path, `ts_witness_rows` its rows in all tables. A neighbour where the gold itself fails, times out or
 is cut at the row cap is skipped for that example and, for `ex_ts`, not counted in `ts_databases`.
+
+On a server (`--db-url`) the neighbours are the same SQLite files, replayed there (engines/replay.py): both
+queries run on the server's copy (`NeighbourGold.place`), a refuting neighbour's file is the witness as it
+is (shrinking runs on SQLite), and `ts_note` says the verdict is the server's.
 """
 
 from __future__ import annotations
