@@ -198,3 +198,19 @@ def test_a_login_that_cannot_create_gives_a_reason_not_a_verdict(
     for ex, ex_ts, databases, witness, _ in _ts(tmp_path / "w.db").values():
         assert ex == 1 and ex_ts is None and databases == 0, witness
         assert witness.startswith("no neighbours: cannot load") and "--scratch-url" in witness, witness
+
+
+def test_ex_ts_on_server_from_worker_processes(
+    pg_server: Server, pg_spider: str, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pool's workers find the neighbours the parent loaded (they open connections of their own)."""
+    import sqltriage.core.pipeline.evaluate as evaluate
+
+    monkeypatch.setattr(evaluate, "_pool_min_pairs", lambda options: 0)
+    data, pred = _inputs(tmp_path, [p for _, p, _ in PAIRS])
+    ws = tmp_path / "w.db"
+    args = ["eval", str(data), "--db-url", pg_spider, "--scratch-url", _admin_url(pg_server), "--pred",
+            f"m={pred}", "--neighbours", str(K), "--jobs", "2", "--workspace", str(ws), "--json"]  # fmt: skip
+    assert main(args) == 0
+    assert "processes" in json.loads(capsys.readouterr().out)["run"]["workers"]
+    assert {i: r[1] for i, r in _ts(ws).items()} == {i: e for i, (_, _, e) in enumerate(PAIRS)}
