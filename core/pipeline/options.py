@@ -64,7 +64,9 @@ class EvalOptions:
             from sqltriage.core.engines.refs import parse_url
 
             on = f":db{parse_url(self.db_url).redacted()}"
-            if self.neighbours > 0:  # ex_ts replayed on the server (engines/replay.py): rows made before redone
+            if (
+                self.neighbours > 0
+            ):  # ex_ts replayed on the server (engines/replay.py): rows made before redone
                 on += f":replay{REPLAY_VERSION}"
         ves = f":ves{self.ves}" if self.ves > 0 else ""
         chosen = f":c{self.choose}" if self.choose != "first" else ""
