@@ -164,6 +164,8 @@ def ts_columns(gold: TsGold, pred_sql: str, options: TsOptions, outcomes: dict[s
         out.update({TS_MODES[m]: 1 for m in todo if same_written or m == "spider"})
         if "spider" in todo:
             out["ts_databases"] = sum(nb.usable for nb in gold.neighbours)
+            if gold.neighbours and gold.neighbours[0].engine != "sqlite":
+                out["ts_note"] = server_note(gold.neighbours[0].engine, refuted=False)
         todo = () if same_written else tuple(m for m in todo if m != "spider")
         if not todo:
             return out
