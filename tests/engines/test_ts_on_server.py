@@ -38,10 +38,10 @@ HOSTILE = [
 K = 3
 
 
-def _inputs(tmp_path: Path, preds: list[str]) -> tuple[Path, Path]:
+def _inputs(tmp_path: Path, preds: list[str], pairs: list[tuple[str, str, int]] = PAIRS) -> tuple[Path, Path]:
     data = tmp_path / "questions.jsonl"
     lines = [
-        {"question": f"q{i}", "query": g, "db_id": "concert_singer"} for i, (g, _, _) in enumerate(PAIRS)
+        {"question": f"q{i}", "query": g, "db_id": "concert_singer"} for i, (g, _, _) in enumerate(pairs)
     ]
     data.write_text("".join(json.dumps(line) + "\n" for line in lines))
     pred = tmp_path / "m.sql"
@@ -219,3 +219,37 @@ def test_ex_ts_on_server_from_worker_processes(
     assert main(args) == 0
     assert "processes" in json.loads(capsys.readouterr().out)["run"]["workers"]
     assert {i: r[1] for i, r in _ts(ws).items()} == {i: e for i, (_, _, e) in enumerate(PAIRS)}
+
+
+# predictions only the server's dialect reads: they run on its copies of the neighbours as on the original
+DIALECT_PAIRS = {
+    "postgresql": [
+        ("SELECT count(*) FROM singer", "SELECT COUNT(*)::int FROM singer", 1),
+        (
+            "SELECT name FROM singer WHERE age > 40",
+            "SELECT name FROM singer WHERE age > 35 AND name ILIKE '%'",
+            0,
+        ),
+    ],
+    "mysql": [
+        ("SELECT count(*) FROM singer", "SELECT COUNT(*) FROM `singer`", 1),
+        ("SELECT name FROM singer WHERE age > 40", "SELECT `Name` FROM `singer` WHERE `Age` > 35", 0),
+    ],
+}
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql"])
+def test_predictions_in_the_servers_dialect_run_on_its_neighbours(
+    engine: str, request: pytest.FixtureRequest, tmp_path: Path, capsys
+) -> None:
+    server: Server = request.getfixturevalue("pg_server" if engine == "postgresql" else "maria_server")
+    url: str = request.getfixturevalue("pg_spider" if engine == "postgresql" else "maria_spider")
+    pairs = DIALECT_PAIRS[engine]
+    data, pred = _inputs(tmp_path, [p for _, p, _ in pairs], pairs)
+    ws = tmp_path / "w.db"
+    args = ["eval", str(data), "--db-url", url, "--scratch-url", _admin_url(server), "--pred", f"m={pred}",
+            "--neighbours", str(K), "--jobs", "1", "--workspace", str(ws), "--json"]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    got = _ts(ws)
+    assert {i: (r[0], r[1]) for i, r in got.items()} == {i: (1, e) for i, (_, _, e) in enumerate(pairs)}, got
