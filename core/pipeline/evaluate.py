@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqltriage.core.model import Dataset, Prediction, PredictionSet
 from sqltriage.core.pipeline.options import (
@@ -34,6 +34,9 @@ from sqltriage.core.processes import die_with_parent, ensure_resource_tracker, q
 from sqltriage.core.verdicts.ex_modes import DEFAULT_MODE, EX_MODES
 from sqltriage.core.verdicts.execution import file_digest
 from sqltriage.core.workspace.store import Workspace, dataset_fingerprint
+
+if TYPE_CHECKING:  # types only: the engines are imported where a run is on a server
+    from sqltriage.core.engines.registry import Database
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -123,7 +126,9 @@ def with_neighbours(gold: GoldContext, dataset: Dataset, options: EvalOptions) -
     return replace(gold, neighbours=golds)
 
 
-def replayed_neighbours(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[list[Any], str | None]:
+def replayed_neighbours(
+    db_id: str, dataset: Dataset, options: EvalOptions
+) -> tuple[list[Database], str | None]:
     """The neighbours of a database on a server, loaded there (engines/replay.py; memoised for the run like
     `neighbours_of`), or the reason they cannot be."""
     from sqltriage.core.engines.refs import parse_url
@@ -132,12 +137,13 @@ def replayed_neighbours(db_id: str, dataset: Dataset, options: EvalOptions) -> t
     paths, problem = neighbours_of(db_id, dataset, options)
     if problem is not None:
         return [], problem
-    memo: dict[tuple, tuple[list[Any], str | None]] = _STATE.setdefault("replayed", {})
+    memo: dict[tuple, tuple[list[Database], str | None]] = _STATE.setdefault("replayed", {})
     key = (db_id, tuple(map(str, paths)), options.scratch_url)
     if key not in memo:
         loader = parse_url(options.scratch_url) if options.scratch_url else None
         try:
-            memo[key] = (replay(paths, dataset.db_path(db_id), loader), None)
+            db: Any = dataset.db_path(db_id)  # a server database (`registry.Database`) where a Path stood
+            memo[key] = (replay(paths, db, loader), None)
         except ReplayError as exc:
             memo[key] = ([], str(exc))
     return memo[key]
@@ -191,7 +197,7 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
     return memo[key]
 
 
-def _server_copy(db_id: str, db: Any, dataset: Dataset, root: Path | None) -> Path:
+def _server_copy(db_id: str, db: Database, dataset: Dataset, root: Path | None) -> Path:
     """The server database as a SQLite file to generate neighbours from (engines/replay.py): the tables
     of `db_id`'s schema only when one server database holds every db_id's."""
     from sqltriage.core.engines.replay import ReplayError, server_copy
