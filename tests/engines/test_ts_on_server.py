@@ -252,3 +252,36 @@ def test_predictions_in_the_servers_dialect_run_on_its_neighbours(
     got = _ts(ws)
     expected = {i: (1, preds[i][1] if i in preds else 1) for i in range(len(PAIRS))}
     assert {i: (r[0], r[1]) for i, r in got.items()} == expected, got
+
+
+def test_one_server_database_for_every_db_id(
+    pg_server: Server, pg_spider: str, spider_dev: Path, tmp_path: Path, capsys
+) -> None:
+    """Mini-Dev's layout (a URL without `{db_id}`): the scratch schemas live in that one database."""
+    import psycopg
+
+    source = spider_dev / "database" / "concert_singer" / "concert_singer.sqlite"
+    admin = pg_server.url("ts_one")
+    with psycopg.connect(host=pg_server.host, port=pg_server.port, user=pg_server.admin_user, dbname="postgres",
+                         autocommit=True) as conn:  # fmt: skip
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = 'ts_one'").fetchone() is None:
+            conn.execute("CREATE DATABASE ts_one")
+    assert main(["db", "copy", str(source), "--to", admin, "--numbers-from-text", "--replace", "--json"]) == 0
+    with psycopg.connect(host=pg_server.host, port=pg_server.port, user=pg_server.admin_user, dbname="ts_one",
+                         autocommit=True) as conn:  # fmt: skip
+        conn.execute("GRANT USAGE ON SCHEMA public TO reader")
+        conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
+    data, pred = _inputs(tmp_path, [p for _, p, _ in PAIRS])
+    ws = tmp_path / "w.db"
+    args = ["eval", str(data), "--db-url", pg_server.url("ts_one", "reader", "secret-pw"), "--scratch-url",
+            admin, "--pred", f"m={pred}", "--neighbours", str(K), "--jobs", "1", "--workspace", str(ws),
+            "--json"]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    assert {i: r[1] for i, r in _ts(ws).items()} == {i: e for i, (_, _, e) in enumerate(PAIRS)}
+    with psycopg.connect(host=pg_server.host, port=pg_server.port, user=pg_server.admin_user, dbname="ts_one",
+                         autocommit=True) as conn:  # fmt: skip
+        schemas = [
+            r[0] for r in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'sqltriage%'")
+        ]
+    assert len(schemas) == K, schemas
