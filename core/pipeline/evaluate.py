@@ -523,6 +523,12 @@ def evaluate(
         neighbour_dbs = [d for d in dataset.db_ids if d in needed]
         if not options.cluster:  # on a cluster the workers build them (prepare_neighbours_on)
             prepare_neighbours(dataset, neighbour_dbs, options, report, cancel)
+            if options.db_url is not None:
+                from sqltriage.core.engines.registry import close_all
+
+                # the connections the copies were read through: kept open, they would count against the
+                # server's connection limit beside every worker's own for the whole run
+                close_all()
     report("evaluate", 0, total_pairs)
     done_pairs = 0
 
