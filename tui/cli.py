@@ -135,6 +135,12 @@ def _add_db_url(p: argparse.ArgumentParser) -> None:
         "databases in that one, or {db_id} in the name for one each; queries are read in its dialect "
         '(needs pip install "sqltriage[engines]"; docs/engines.md)',
     )
+    p.add_argument(
+        "--scratch-url",
+        metavar="URL",
+        help="with --db-url and --neighbours: the same URL with a login that may create schemas (PostgreSQL) "
+        "or databases (MySQL), to load the neighbour databases into (default: the --db-url login)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -311,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="`db copy SOURCE --to URL`: SQLite databases into PostgreSQL or MySQL; `db generate DATASET --out "
         "DIR`: databases from the schema alone",
     )
-    db_sub = p.add_subparsers(dest="db_command", metavar="copy|generate")
+    db_sub = p.add_subparsers(dest="db_command", metavar="copy|generate|drop-scratch")
     q = db_sub.add_parser(
         "generate",
         help="one SQLite database per db_id from the schema, the golds and the evidence, for a dataset without "
@@ -348,6 +354,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="columns declared text that hold only numbers become numbers, so that queries comparing them "
         "with numbers work as on SQLite (Spider's `Year`); off by default (BIRD reads such columns as text)",
     )
+    q.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    q = db_sub.add_parser(
+        "drop-scratch",
+        help="drop the scratch schemas (PostgreSQL) or databases (MySQL) named sqltriage_nb_… that "
+        "`eval --db-url … --neighbours K` loaded the neighbour databases into (docs/engines.md)",
+    )
+    q.add_argument("url", metavar="URL", help="the --db-url (or --scratch-url) of the evaluation")
     q.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     p = sub.add_parser("analyze", help="the dataset-analysis report: query, database and question axes")

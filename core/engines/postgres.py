@@ -237,7 +237,10 @@ class PostgresEngine(ServerEngine):
                     total += done
                 for t in schema.tables:
                     notes.extend(self._keys(conn, t))
-                conn.execute("ANALYZE")
+                # the tables copied only: the database's others (a user's, when neighbours are replayed beside
+                # them: engines/replay.py) are left as they are
+                conn.execute(pgsql.SQL("ANALYZE {}").format(
+                    pgsql.SQL(", ").join(pgsql.Identifier(t.name.lower()) for t in schema.tables)))  # fmt: skip
         finally:
             src.close()
             conn.close()

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqltriage.core.model import Dataset, Prediction, PredictionSet
 from sqltriage.core.pipeline.options import (
@@ -34,6 +34,9 @@ from sqltriage.core.processes import die_with_parent, ensure_resource_tracker, q
 from sqltriage.core.verdicts.ex_modes import DEFAULT_MODE, EX_MODES
 from sqltriage.core.verdicts.execution import file_digest
 from sqltriage.core.workspace.store import Workspace, dataset_fingerprint
+
+if TYPE_CHECKING:  # types only: the engines are imported where a run is on a server
+    from sqltriage.core.engines.registry import Database
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -100,7 +103,7 @@ def _init_worker(
 
     # What the last run memoised for its dataset and options (the neighbour sets, a database's golds) is
     # not this run's: a Dask worker lives on from one run to the next.
-    for memo in ("neighbours", "db_golds"):
+    for memo in ("neighbours", "replayed", "db_golds"):
         _STATE.pop(memo, None)
     _STATE.update(dataset=dataset, predictions=predictions, options=options, gold_cache=GoldResultCache())
 
@@ -112,10 +115,38 @@ def with_neighbours(gold: GoldContext, dataset: Dataset, options: EvalOptions) -
     paths, problem = neighbours_of(gold.example.db_id, dataset, options)
     if problem is not None:
         return replace(gold, ts_problem=problem)
+    places = None
+    if not isinstance(dataset.db_path(gold.example.db_id), Path):  # on a server: its copies of them
+        places, problem = replayed_neighbours(gold.example.db_id, dataset, options)
+        if problem is not None:
+            return replace(gold, ts_problem=problem)
     # No shared gold cache here: each neighbour's result is kept by its NeighbourGold, and hashing every
     # neighbour file for a cache key would cost more than the few duplicated gold queries it would save.
-    golds = neighbour_golds(gold.example.gold_sql, paths, None, options.timeout, options.max_rows)
+    golds = neighbour_golds(gold.example.gold_sql, paths, None, options.timeout, options.max_rows, places)
     return replace(gold, neighbours=golds)
+
+
+def replayed_neighbours(
+    db_id: str, dataset: Dataset, options: EvalOptions
+) -> tuple[list[Database], str | None]:
+    """The neighbours of a database on a server, loaded there (engines/replay.py; memoised for the run like
+    `neighbours_of`), or the reason they cannot be."""
+    from sqltriage.core.engines.refs import parse_url
+    from sqltriage.core.engines.replay import ReplayError, replay
+
+    paths, problem = neighbours_of(db_id, dataset, options)
+    if problem is not None:
+        return [], problem
+    memo: dict[tuple, tuple[list[Database], str | None]] = _STATE.setdefault("replayed", {})
+    key = (db_id, tuple(map(str, paths)), options.scratch_url)
+    if key not in memo:
+        loader = parse_url(options.scratch_url) if options.scratch_url else None
+        try:
+            db: Any = dataset.db_path(db_id)  # a server database (`registry.Database`) where a Path stood
+            memo[key] = (replay(paths, db, loader), None)
+        except ReplayError as exc:
+            memo[key] = ([], str(exc))
+    return memo[key]
 
 
 def db_golds(db_id: str, dataset: Dataset) -> tuple[str, ...]:
@@ -144,10 +175,9 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
         try:
             if db_path is None:
                 raise NeighbourError("the database is missing")
-            if not isinstance(db_path, Path):
-                raise NeighbourError("the database is on a server (neighbours are SQLite files)")
+            source = db_path if isinstance(db_path, Path) else _server_copy(db_id, db_path, dataset, root)
             paths = ensure_neighbours(
-                db_path,
+                source,
                 golds,
                 options.neighbours,
                 options.seed,
@@ -167,6 +197,24 @@ def neighbours_of(db_id: str, dataset: Dataset, options: EvalOptions) -> tuple[l
     return memo[key]
 
 
+def _server_copy(db_id: str, db: Database, dataset: Dataset, root: Path | None) -> Path:
+    """The server database as a SQLite file to generate neighbours from (engines/replay.py): the tables
+    of `db_id`'s schema only when one server database holds every db_id's."""
+    from sqltriage.core.engines.replay import ReplayError, server_copy
+    from sqltriage.core.verdicts.testsuite import NeighbourError
+    from sqltriage.core.verdicts.testsuite.cache import default_cache_root
+
+    server = db.ref.server
+    schema = dataset.schemas.get(db_id)
+    tables = None
+    if server is not None and not server.per_db_id and schema is not None:
+        tables = {t.name.lower() for t in schema.tables}
+    try:
+        return server_copy(db, root or default_cache_root(), tables)
+    except ReplayError as exc:
+        raise NeighbourError(str(exc)) from None
+
+
 def prepare_neighbours(
     dataset: Dataset,
     db_ids: Sequence[str],
@@ -183,10 +231,14 @@ def prepare_neighbours(
             report("neighbours", done, len(db_ids))
             if cancel is not None and cancel.is_set():
                 return
-            neighbours_of(db_id, dataset, options)
+            if isinstance(dataset.db_path(db_id), Path):
+                neighbours_of(db_id, dataset, options)
+            else:  # loaded into the server once, here, before the workers look for them
+                replayed_neighbours(db_id, dataset, options)
         report("neighbours", len(db_ids), len(db_ids))
     finally:
-        _STATE.pop("neighbours", None)  # the parent's memo, finished or cancelled: workers keep their own
+        for memo in ("neighbours", "replayed"):  # the parent's, finished or cancelled: workers keep their own
+            _STATE.pop(memo, None)
 
 
 def prepare_neighbours_on(
@@ -471,6 +523,12 @@ def evaluate(
         neighbour_dbs = [d for d in dataset.db_ids if d in needed]
         if not options.cluster:  # on a cluster the workers build them (prepare_neighbours_on)
             prepare_neighbours(dataset, neighbour_dbs, options, report, cancel)
+            if options.db_url is not None:
+                from sqltriage.core.engines.registry import close_all
+
+                # the connections the copies were read through: kept open, they would count against the
+                # server's connection limit beside every worker's own for the whole run
+                close_all()
     report("evaluate", 0, total_pairs)
     done_pairs = 0
 

@@ -16,6 +16,7 @@ METRICS_VERSION = "16"  # bump whenever a metric's definition changes: stored re
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
 VERIFY_META = "verify"  # "bound:timeout" of the last finished run with --verify ("" without), kept likewise
 START_METHODS = ("fork", "spawn")  # how the pool may start its worker processes
+REPLAY_VERSION = "1"  # bump when replaying neighbours on a server changes: those runs' rows are recomputed
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,7 @@ class EvalOptions:
     verify_timeout: float = VERIFY_TIMEOUT  # seconds per pair, encoding and solving
     ves: int = 0  # runs of each EX-passing pair for Mini-Dev's R-VES (`--ves N`); 0 = off
     db_url: str | None = None  # a PostgreSQL or MySQL server holding the databases (`--db-url`); None: SQLite
+    scratch_url: str | None = None  # the login that loads neighbours into that server; None: db_url's
     choose: str = "first"  # which of k candidates is scored: "first" or "majority" (pipeline/candidates.py)
 
     @property
@@ -62,6 +64,10 @@ class EvalOptions:
             from sqltriage.core.engines.refs import parse_url
 
             on = f":db{parse_url(self.db_url).redacted()}"
+            if (
+                self.neighbours > 0
+            ):  # ex_ts replayed on the server (engines/replay.py): rows made before redone
+                on += f":replay{REPLAY_VERSION}"
         ves = f":ves{self.ves}" if self.ves > 0 else ""
         chosen = f":c{self.choose}" if self.choose != "first" else ""
         return f"m{METRICS_VERSION}:t{self.timeout}:r{self.max_rows}{ts}{eq}{on}{ves}{chosen}"

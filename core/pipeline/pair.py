@@ -442,7 +442,7 @@ def _judgement_inputs(
         mode=gold.ex_mode,
         timeout=options.timeout,
         max_rows=options.max_rows,
-        others=others if gold.neighbours else None,
+        others=others if gold.neighbours and _file(gold.db_path) is not None else None,
     )
     # what the databases generated from the schema found (no file: schema_only.py) is kept
     return {k: v for k, v in found.items() if v is not None or row.get(k) is None}
@@ -450,7 +450,8 @@ def _judgement_inputs(
 
 def _file(db: Path | None) -> Path | None:
     """The SQLite file, None for a database on a server (`--db-url`): the solver and the judgement's
-    witnesses keep SQLite semantics and run on SQLite files only."""
+    witnesses keep SQLite semantics and run on SQLite files only (`ex_ts` runs on the server's copies of
+    the neighbours: engines/replay.py)."""
     return db if isinstance(db, Path) else None
 
 

@@ -94,11 +94,28 @@ def eval_options(given: Mapping[str, Any], *, spell: Callable[[str], str] = str)
         parse_url(kwargs["db_url"])  # a URL that does not parse is refused here, naming no password
         if "cluster" in kwargs:
             raise UsageError(f"{spell('db_url')} and {spell('cluster')} do not go together yet")
+    if "scratch_url" in kwargs:
+        _check_scratch_url(kwargs["scratch_url"], kwargs.get("db_url"), spell)
     if "choose" in kwargs and kwargs["choose"] not in ("first", "majority"):
         raise UsageError(f"{spell('choose')} must be first or majority")
     if "start_method" in kwargs and kwargs["start_method"] not in START_METHODS:
         raise UsageError(f"{spell('start_method')} must be one of {', '.join(START_METHODS)}")
     return EvalOptions(**kwargs)
+
+
+def _check_scratch_url(scratch: str, db_url: str | None, spell: Callable[[str], str]) -> None:
+    """The loading login must reach the same server and database as `--db-url`: the evaluating login reads
+    the neighbours where it loads them."""
+    from sqltriage.core.engines.refs import parse_url
+
+    if db_url is None:
+        raise UsageError(f"{spell('scratch_url')} goes with {spell('db_url')}")
+    a, b = parse_url(scratch), parse_url(db_url)
+    if (a.engine, a.host, a.port, a.dbname) != (b.engine, b.host, b.port, b.dbname):
+        raise UsageError(
+            f"{spell('scratch_url')} must name the server and database of {spell('db_url')} "
+            f"({b.redacted()}), with another login"
+        )
 
 
 def _type_name(hint: Any) -> str:

@@ -86,6 +86,7 @@ RESULT_COLUMNS: dict[str, type] = {
     "ts_databases": int,
     "ts_witness": str,  # the minimal witness of a refuted ex_ts (a small SQLite file), or "original"
     "ts_witness_rows": int,  # rows in all the witness's tables
+    "ts_note": str,  # where ex_ts's verdict was found when not on SQLite: neighbours replayed on a server
     "equivalence": str,  # verified | refuted | unknown: bounded equivalence of an EX pass (docs/verification.md)
     "equivalence_bound": int,  # rows per table up to which it was checked
     "equivalence_note": str,  # why unknown: the construct outside the fragment, "timeout", …

@@ -66,3 +66,16 @@ def test_a_workspace_remembers_its_neighbours_unless_told(tmp_path: Path) -> Non
     with Workspace.open(ws_path) as ws:
         ws.set_meta(NEIGHBOURS_META, "0:7")  # a last run with ex_ts off: nothing to keep
     assert with_remembered_neighbours({}, ws_path) == {}
+
+
+def test_scratch_url_names_the_db_urls_server_and_database_with_another_login() -> None:
+    db = "postgresql://reader:pw@localhost:5432/spider_{db_id}"
+    ok = eval_options(
+        {"db_url": db, "scratch_url": "postgresql://loader:secret@localhost:5432/spider_{db_id}"}
+    )
+    assert ok.scratch_url is not None
+    with pytest.raises(UsageError, match="scratch_url goes with db_url"):
+        eval_options({"scratch_url": "postgresql://loader@localhost/x"})
+    with pytest.raises(UsageError, match="must name the server and database") as err:
+        eval_options({"db_url": db, "scratch_url": "postgresql://loader:secret@localhost:5432/other"})
+    assert "secret" not in str(err.value) and "pw" not in str(err.value)

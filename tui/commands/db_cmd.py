@@ -1,5 +1,6 @@
 """`sqltriage db copy SOURCE --to URL`: SQLite databases loaded into PostgreSQL or MySQL/MariaDB, with a
-progress bar, types, keys and indexes kept where the data allows (and a note where it does not)."""
+progress bar, types, keys and indexes kept where the data allows (and a note where it does not);
+`db drop-scratch URL` removes the scratch places the neighbours were replayed in (core/engines/replay.py)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,32 @@ def run(args: argparse.Namespace) -> int:
     command = getattr(args, "db_command", None)
     if command == "generate":
         return _generate(args)
+    if command == "drop-scratch":
+        return _drop_scratch(args)
     if command != "copy":
         print(
-            "sqltriage db: say what to do: `sqltriage db copy SOURCE --to URL` or "
-            "`sqltriage db generate DATASET --out DIR`",
+            "sqltriage db: say what to do: `sqltriage db copy SOURCE --to URL`, "
+            "`sqltriage db generate DATASET --out DIR` or `sqltriage db drop-scratch URL`",
             file=sys.stderr,
         )
         return 2
     return _copy(args)
+
+
+def _drop_scratch(args: argparse.Namespace) -> int:
+    """The neighbours' scratch places gone from the server; a later `eval --neighbours` loads them again."""
+    from sqltriage.core.engines.refs import parse_url
+    from sqltriage.core.engines.replay import drop_scratch
+
+    dropped = drop_scratch(args.url)
+    if args.json:
+        json.dump({"url": parse_url(args.url).redacted(), "dropped": dropped}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for name in dropped:
+        print(f"dropped {name}")
+    print(f"{len(dropped)} scratch place(s) dropped from {parse_url(args.url).redacted()}", file=sys.stderr)
+    return 0
 
 
 def _generate(args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ def options_from(args: argparse.Namespace) -> Any:
         "verify_bound": getattr(args, "verify_bound", None),
         "verify_timeout": getattr(args, "verify_timeout", None),
         "db_url": getattr(args, "db_url", None),
+        "scratch_url": getattr(args, "scratch_url", None),
         "ves": getattr(args, "ves", None),
         "choose": getattr(args, "choose", None),
     }

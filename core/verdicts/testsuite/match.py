@@ -6,6 +6,10 @@ on the same neighbours. Only rows that pass a mode on the original are run on th
 results differ. For `ex_ts`, that neighbour is shrunk to a minimal witness (witness.py): `ts_witness` is
 its path, `ts_witness_rows` its rows in all tables. A neighbour where the gold itself fails, times out or
 is cut at the row cap is skipped for that example and, for `ex_ts`, not counted in `ts_databases`.
+
+On a server (`--db-url`) the neighbours are the same SQLite files, replayed there (engines/replay.py): both
+queries run on the server's copy (`NeighbourGold.place`), a refuting neighbour's file is the witness as it
+is (shrinking runs on SQLite), and `ts_note` says the verdict is the server's.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from sqltriage.core.model import Example, Schema
-    from sqltriage.core.verdicts.exec_result import ExecResult
+    from sqltriage.core.verdicts.exec_result import ExecResult, ServerDatabase
     from sqltriage.core.verdicts.execution import GoldResultCache
     from sqltriage.core.verdicts.testsuite.constraints import ExtraForeignKeys
     from sqltriage.core.verdicts.testsuite.witness import Witness
@@ -30,16 +34,31 @@ _memo: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
 
 class NeighbourGold:
     """The result of the gold (as Spider's evaluator rewrites it) on one neighbour: run on first use (a row
-    that fails on the original, or on an earlier neighbour, never needs it), then shared by every model."""
+    that fails on the original, or on an earlier neighbour, never needs it), then shared by every model.
 
-    __slots__ = ("_result", "_run", "_written", "gold_sql", "path")
+    `path` is the neighbour's SQLite file; `place` where its queries run: the file itself, or its copy on a
+    server (`engines.replay`) when the evaluation runs there."""
 
-    def __init__(self, path: Path, gold_sql: str, run: Callable[[Path, str], ExecResult]) -> None:
+    __slots__ = ("_result", "_run", "_written", "gold_sql", "path", "place")
+
+    def __init__(
+        self,
+        path: Path,
+        gold_sql: str,
+        run: Callable[[Path | ServerDatabase, str], ExecResult],
+        place: ServerDatabase | None = None,
+    ) -> None:
         self.path = path
+        self.place: Path | ServerDatabase = path if place is None else place
         self.gold_sql = gold_sql
         self._run = run
         self._result: ExecResult | None = None
         self._written: ExecResult | None = None
+
+    @property
+    def engine(self) -> str:
+        """Where the queries run: "sqlite", or the server's engine."""
+        return "sqlite" if isinstance(self.place, Path) else self.place.engine
 
     @property
     def spider_result(self) -> ExecResult:
@@ -47,7 +66,7 @@ class NeighbourGold:
         if self._result is None:
             from sqltriage.core.verdicts.exec_compare import spider_sql
 
-            self._result = self._run(self.path, spider_sql(self.gold_sql))
+            self._result = self._run(self.place, spider_sql(self.gold_sql))
         return self._result
 
     @property
@@ -57,7 +76,7 @@ class NeighbourGold:
             from sqltriage.core.verdicts.exec_compare import spider_sql
 
             same = spider_sql(self.gold_sql) == self.gold_sql
-            self._written = self.spider_result if same else self._run(self.path, self.gold_sql)
+            self._written = self.spider_result if same else self._run(self.place, self.gold_sql)
         return self._written
 
     @property
@@ -72,20 +91,28 @@ class NeighbourGold:
 
 
 def neighbour_golds(
-    gold_sql: str, paths: Sequence[Path], cache: GoldResultCache | None, timeout: float, max_rows: int
+    gold_sql: str,
+    paths: Sequence[Path],
+    cache: GoldResultCache | None,
+    timeout: float,
+    max_rows: int,
+    places: Sequence[ServerDatabase] | None = None,
 ) -> tuple[NeighbourGold, ...]:
+    """`places`: where each neighbour was replayed on a server (in `paths`' order); None on SQLite."""
     from sqltriage.core.verdicts.execution import execute
 
-    def run(path: Path, sql: str) -> ExecResult:
-        if cache is not None:
-            return cache.get(path, sql, timeout, max_rows)
-        return execute(path, sql, timeout=timeout, max_rows=max_rows)
+    def run(where: Path | ServerDatabase, sql: str) -> ExecResult:
+        if cache is not None and isinstance(where, Path):
+            return cache.get(where, sql, timeout, max_rows)
+        return execute(where, sql, timeout=timeout, max_rows=max_rows)
 
-    return tuple(NeighbourGold(p, gold_sql, run) for p in paths)
+    if places is None:
+        return tuple(NeighbourGold(p, gold_sql, run) for p in paths)
+    return tuple(NeighbourGold(p, gold_sql, run, place) for p, place in zip(paths, places, strict=True))
 
 
 TS_MODES = {"spider": "ex_ts", "bird": "ex_ts_bird", "archer": "ex_ts_archer"}
-TS_KEYS = (*TS_MODES.values(), "ts_databases", "ts_witness", "ts_witness_rows")
+TS_KEYS = (*TS_MODES.values(), "ts_databases", "ts_witness", "ts_witness_rows", "ts_note")
 
 
 class TsGold(Protocol):
@@ -137,6 +164,8 @@ def ts_columns(gold: TsGold, pred_sql: str, options: TsOptions, outcomes: dict[s
         out.update({TS_MODES[m]: 1 for m in todo if same_written or m == "spider"})
         if "spider" in todo:
             out["ts_databases"] = sum(nb.usable for nb in gold.neighbours)
+            if gold.neighbours and gold.neighbours[0].engine != "sqlite":
+                out["ts_note"] = server_note(gold.neighbours[0].engine, refuted=False)
         todo = () if same_written else tuple(m for m in todo if m != "spider")
         if not todo:
             return out
@@ -145,7 +174,7 @@ def ts_columns(gold: TsGold, pred_sql: str, options: TsOptions, outcomes: dict[s
         gold.example.gold_sql,
         pred_sql,
         todo,
-        tuple(nb.path for nb in gold.neighbours),
+        tuple(str(nb.place) for nb in gold.neighbours),
         options.timeout,
         options.max_rows,
     )
@@ -187,7 +216,20 @@ def _run_on_neighbours(
         out["ts_databases"] = found.databases
         if found.witness is not None:
             out.update(ts_witness=str(found.witness.path), ts_witness_rows=found.witness.rows)
+    engine = gold.neighbours[0].engine if gold.neighbours else "sqlite"
+    if engine != "sqlite":  # the verdict is the server's: say so where SQLite's reading could differ
+        out["ts_note"] = server_note(engine, refuted=found.witness is not None)
     return out
+
+
+def server_note(engine: str, *, refuted: bool) -> str:
+    """What `ts_note` says of a verdict found on a server's copies of the neighbours."""
+    if refuted:
+        return (
+            f"refuted on {engine} (the neighbour replayed there); the witness is that neighbour's SQLite "
+            "file, not shrunk: SQLite may read the queries otherwise"
+        )
+    return f"neighbours replayed on {engine}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +257,7 @@ def refute(
     """
     from sqltriage.core.verdicts.exec_compare import compare, order_matters, spider_sql
     from sqltriage.core.verdicts.execution import execute
-    from sqltriage.core.verdicts.testsuite.witness import minimal_witness
+    from sqltriage.core.verdicts.testsuite.witness import Witness, count_rows, minimal_witness
 
     texts = {"spider": spider_sql(pred_sql), "bird": pred_sql, "archer": pred_sql}
     ordered = order_matters(gold_sql)
@@ -232,7 +274,7 @@ def refute(
                 continue
             text = texts[m]
             if text not in ran:
-                ran[text] = execute(nb.path, text, timeout=timeout, max_rows=max_rows)
+                ran[text] = execute(nb.place, text, timeout=timeout, max_rows=max_rows)
             g = nb.spider_result if m == "spider" else nb.written_result
             v = compare(g, ran[text], m, order_matters=ordered)
             if v is None:
@@ -241,7 +283,11 @@ def refute(
                 used += 1
             if v == 0:
                 verdict[m] = 0
-                if m == "spider":
+                if m == "spider" and nb.engine != "sqlite":
+                    # shrinking runs the queries on SQLite, whose reading of the server's dialect may
+                    # differ: the neighbour itself is the witness
+                    witness = Witness(nb.path, count_rows(nb.path), nb.path, False, note=nb.engine)
+                elif m == "spider":
                     witness = minimal_witness(
                         nb.path,
                         gold_sql,
