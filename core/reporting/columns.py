@@ -81,6 +81,7 @@ EXTRA_COLUMNS = (
     "suggested_why",
     "difference",  # a difference a reader may forgive (the judgement's `unsure`)
     "refutation_witness",  # a realistic witness of another neighbour (docs/judgement.md)
+    "ts_note",  # where ex_ts was found when not on SQLite (neighbours replayed on a server)
     "schema_verdict",  # no database file: what the databases generated from the schema show
     "values_match",  # no database file: both queries name the same literal values
     "soft_f1",
