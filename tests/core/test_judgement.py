@@ -62,7 +62,7 @@ def test_two_students_named_kyle_is_a_duplicate(spider_dev: Path, tmp_path: Path
     found = classify(w, original, gold, pred)
     assert found is not None
     assert found.kind == "duplicate"
-    assert "share a name ('Kyle')" in found.detail
+    assert "share a name, the value the gold names ('Kyle')" in found.detail
 
 
 def test_a_name_the_data_repeats_is_realistic(spider_dev: Path, tmp_path: Path) -> None:

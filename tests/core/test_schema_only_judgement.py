@@ -197,3 +197,33 @@ def test_a_proof_from_the_declared_schema_is_right_and_holds_on_every_generated_
         if before[r["index"]] != "unsure":
             assert r["judgement"] == before[r["index"]], r["index"]
     assert sum(r["judgement"] != "unsure" for r in proved) > sum(j != "unsure" for j in before.values())
+
+
+def test_two_things_sharing_the_name_the_gold_asks_for_is_a_world_the_question_never_meant(
+    tmp_path: Path,
+) -> None:
+    """A join against a scalar subquery differ only when two members are called Amy: the question asks
+    about the one Amy. From the schema alone that is right, and said so; a duplicate the gold does not
+    name stays unsure."""
+    from sqltriage.core.verdicts.judgement.assumption import NAMED_BY_GOLD, classify
+    from sqltriage.core.verdicts.judgement.decide import judge
+    from sqltriage.core.verdicts.judgement.regularities import schema_regularities, with_stand_ins
+
+    schema, generated, witness = _schema_and_databases(tmp_path)
+    with sqlite3.connect(witness) as db:
+        db.execute("UPDATE member SET first_name = 'Amy'")
+        db.executemany("INSERT INTO attendance VALUES (?, ?)", [("a", "e1"), ("b", "e2")])
+    db.close()
+    gold = (
+        "SELECT a.event FROM attendance AS a JOIN member AS m ON a.link_to_member = m.member_id "
+        "WHERE m.first_name = 'Amy'"
+    )
+    pred = "SELECT event FROM attendance WHERE link_to_member = (SELECT member_id FROM member WHERE first_name = 'Amy')"
+    regs = with_stand_ins(schema_regularities(schema), generated)
+    found = classify(witness, None, gold, pred, mode="bird", regs=regs)
+    assert found is not None and found.kind == "duplicate" and NAMED_BY_GOLD in found.detail
+    row = {"db_missing": 1, "schema_verdict": "differs", "refutation_assumption": "duplicate"}
+    call, why = judge({**row, "refutation_detail": found.detail}, None, "bird")
+    assert call == "right" and "a world the question never meant" in why
+    other = "they differ only if two member rows share a first_name ('Bo')"
+    assert judge({**row, "refutation_detail": other}, None, "bird")[0] == "unsure"

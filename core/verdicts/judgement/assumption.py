@@ -89,7 +89,7 @@ def classify(
         from sqltriage.core.verdicts.judgement.sides import fragile_side
 
         side = fragile_side(kind, needed.get(kind), tied, gold_reads, pred_reads, differs, conn)
-        return Assumption(kind, kinds, _detail(kind, needed.get(kind)), side)
+        return Assumption(kind, kinds, _detail(kind, needed.get(kind), gold_reads.literals), side)
     except sqlite3.Error:
         return None
     finally:
@@ -168,11 +168,21 @@ def _tables(conn: sqlite3.Connection) -> list[str]:
     return [n for n, _c in witness_columns(conn).values()]
 
 
-def _detail(kind: str, breach: Breach | None) -> str:
+# The wording of a duplicate the gold itself names: the question asks about one thing called so (the judgement
+# without a database reads it, decide.py).
+NAMED_BY_GOLD = "the value the gold names"
+
+
+def _detail(kind: str, breach: Breach | None, named: set[object] | frozenset[object] = frozenset()) -> str:
     if kind == "tie":
         return "they differ only by which rows tied at the ORDER BY … LIMIT cut are kept"
     assert breach is not None
     where = f"{breach.table}.{breach.column}"
+    if kind == "duplicate" and breach.value in named and isinstance(breach.value, str):
+        return (
+            f"they differ only if two {breach.table} rows share a {breach.column}, {NAMED_BY_GOLD} "
+            f"({breach.value!r})"
+        )
     if kind == "duplicate":
         return f"they differ only if two {breach.table} rows share a {breach.column} ({breach.value!r})"
     if kind == "dangling":
@@ -194,4 +204,4 @@ def summary_kind(value: Assumption | None) -> str | None:
     return None if value is None else value.kind
 
 
-__all__ = ["NONE", "Assumption", "Reads", "classify", "summary_kind"]
+__all__ = ["NAMED_BY_GOLD", "NONE", "Assumption", "Reads", "classify", "summary_kind"]

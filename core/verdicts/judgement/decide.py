@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sqltriage.core.verdicts.judgement.assumption import NAMED_BY_GOLD
 from sqltriage.core.verdicts.judgement.gold_flags import SEPARATOR, WEAK_AUDIT, strong
 
 RIGHT, WRONG, UNSURE = "right", "wrong", "unsure"
@@ -62,6 +63,9 @@ def _from_schema(row: Mapping[str, Any], flags: str | None) -> tuple[str, str]:
                 UNSURE,
                 "no database file; a database generated from the schema tells them apart, but its witness could not be read",
             )
+        if assumption == "duplicate" and NAMED_BY_GOLD in detail and not strong(flags, row):
+            # the question names one thing by that value: a second one is a world it never meant
+            return RIGHT, f"no database file; {detail}, a world the question never meant"
         if assumption != "none":
             return UNSURE, f"no database file; {detail}"
         if row.get("difference"):

@@ -284,8 +284,10 @@ def schema_regularities(schema: Schema) -> Regularities:
     rows, a declared key and a column whose name names (`name`, `title`, `code`, …) hold no two equal
     values, a declared foreign key resolves, and no column is NULL (a difference resting on a NULL is one
     the data might never show). Other values are free: a witness may hold any value there."""
+    from sqltriage.core.verdicts.testsuite.from_schema import trusted_primary_keys
+
     out = Regularities()
-    pks = {(t.lower(), c.lower()) for t, c in schema.primary_keys}
+    pks = {(t.lower(), c.lower()) for t, c in trusted_primary_keys(schema)}
     single = {k for k in pks if sum(1 for t, _ in pks if t == k[0]) == 1}
     for (t, c), (pt, pc) in schema.foreign_keys:
         child, parent = (t.lower(), c.lower()), (pt.lower(), pc.lower())
