@@ -149,13 +149,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="score the third frozen blind batch (tests/core/fixtures/suggest_blind3.tsv) instead: once, at the end",
     )
+    parser.add_argument(
+        "--blind4",
+        action="store_true",
+        help="score the fourth frozen blind batch (tests/core/fixtures/suggest_blind4.tsv) instead: once, at the end",
+    )
     args = parser.parse_args(argv)
     if not (SHARED_DATA / "spider_dev" / "dev.json").exists():
         print(f"shared data not found at {SHARED_DATA}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
         return 2
     load_before = load_average()
-    if args.blind or args.blind2 or args.blind3:
-        which = 3 if args.blind3 else 2 if args.blind2 else 1
+    if args.blind or args.blind2 or args.blind3 or args.blind4:
+        which = 4 if args.blind4 else 3 if args.blind3 else 2 if args.blind2 else 1
         return _blind(args.structure_only, args.show, load_before, which=which)
     results = [run_row(r, SHARED_DATA, structure_only=args.structure_only) for r in load_rows(SHARED_DATA)]
     if args.show:
@@ -225,9 +230,9 @@ def _report(results: list[Scored], args: argparse.Namespace, load_before: str) -
 
 def _blind(structure_only: bool, show: bool, load_before: str, *, which: int = 1) -> int:
     """A frozen blind batch, scored once: the three figures and per category, per dataset."""
-    from tests.core.test_suggest_blind import BLIND, BLIND2, BLIND3
+    from tests.core.test_suggest_blind import BLIND, BLIND2, BLIND3, BLIND4
 
-    batch = {1: BLIND, 2: BLIND2, 3: BLIND3}[which]
+    batch = {1: BLIND, 2: BLIND2, 3: BLIND3, 4: BLIND4}[which]
     results = [run_row(r, SHARED_DATA, structure_only=structure_only) for r in load_rows(SHARED_DATA, batch)]
     if show:
         _show(results)

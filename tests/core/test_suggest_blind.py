@@ -12,12 +12,16 @@ from tests.core.suggest_set import load_rows, read_label_file
 BLIND = Path(__file__).parent / "fixtures" / "suggest_blind.tsv"  # scored once, then tuned on
 BLIND2 = Path(__file__).parent / "fixtures" / "suggest_blind2.tsv"  # scored once, then tuned on
 BLIND3 = Path(__file__).parent / "fixtures" / "suggest_blind3.tsv"  # labelled before the third round's rules
+BLIND4 = Path(__file__).parent / "fixtures" / "suggest_blind4.tsv"  # labelled under the guide, not scored yet
 FROZEN_SHA256 = {
     BLIND: "ee7cdca22361b7378b8b7521c9f51be0a350b08c432bb29a8824d827962f2896",
     BLIND2: "2f16521efdbffa1ebdd275ca1b4a1b2ec3c69f8c6b1202e284d05a64dd29c8c7",
     BLIND3: "0b391caff6818f176eaec5e7a674c5121f2ca4bf47fbd4b07c39bb54305e5cf8",
+    BLIND4: "8a8eb0b1c28b5e4af33b209100e527ccbbd447447e878cff5e48eddf6401dc3b",
 }
-BATCHES = pytest.mark.parametrize("batch", [BLIND, BLIND2, BLIND3], ids=["first", "second", "third"])
+BATCHES = pytest.mark.parametrize(
+    "batch", [BLIND, BLIND2, BLIND3, BLIND4], ids=["first", "second", "third", "fourth"]
+)
 
 
 @BATCHES
@@ -53,7 +57,16 @@ def test_the_second_batch_shares_no_row_with_the_first() -> None:
     assert first and second and not first & second
 
 
-def test_the_third_batch_is_weighted_to_bird_and_near_half_there() -> None:
-    rows = [r for r in read_label_file(BLIND3) if r["dataset"] == "bird"]
+@pytest.mark.parametrize("batch", [BLIND3, BLIND4], ids=["third", "fourth"])
+def test_the_later_batches_are_weighted_to_bird_and_near_half_there(batch: Path) -> None:
+    rows = [r for r in read_label_file(batch) if r["dataset"] == "bird"]
     wrong = sum(bool(r["labels"].strip()) for r in rows)
     assert len(rows) >= 90 and 0.4 <= wrong / len(rows) <= 0.6
+
+
+def test_the_fourth_batch_is_what_its_seeded_draw_gives(shared_data: Path) -> None:
+    """The fourth batch's rows, in order, are those tests/core/suggest_blind4_draw.py draws (seed 2028)."""
+    from tests.core.suggest_blind4_draw import draw
+
+    keys = [(r["dataset"], r["source"], int(r["index"])) for r in read_label_file(BLIND4)]
+    assert keys == draw()

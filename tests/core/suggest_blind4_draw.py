@@ -1,0 +1,117 @@
+"""Draw the fourth blind batch of the suggestion engine, printed for labelling by hand under the guide.
+
+`python -m tests.core.suggest_blind4_draw` prints the drawn rows (question, evidence, gold, prediction);
+`--more` prints the extra BIRD rows read to bring BIRD near half right. The draw is reproducible (seed 2028)
+and leaves out every row of the older set and of the three earlier blind batches. It is weighted to BIRD dev:
+96 rows of the ChatGPT + knowledge baseline at random (more than half of them fail), then the right ones among
+the first rows of a second seeded order (`MORE_BIRD_RIGHT`, chosen by reading them; the wrong ones read there
+were left out), so BIRD comes near half wrong, half right. The rest are Spider dev (13 rows the official EX
+fails, 12 it passes but EM fails, 7 systems) and 20 Archer rows (gold with a random mutation, a quarter of
+them only renaming aliases). The engine's suggestions are never shown: labels come from reading the queries
+against the labelling guide of docs/suggestions.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import sys
+
+from tests.conftest import SHARED_DATA
+from tests.core.suggest_set import MUTATIONS, mutate, read_label_file
+from tests.core.test_suggest_blind import BLIND, BLIND2, BLIND3
+
+SEED = 2028
+N_SPIDER_WRONG, N_SPIDER_RIGHT, N_BIRD, N_ARCHER = 13, 12, 96, 20
+N_MORE_BIRD = 40  # rows of the second seeded order that were read for right predictions
+# The right predictions among the first N_MORE_BIRD rows of `more_bird()`, chosen by reading them (see above).
+MORE_BIRD_RIGHT = (395, 724, 322, 1019, 312, 784, 1133, 578, 1371, 638, 932, 1378, 1447, 1467, 843, 1182, 579)
+
+
+def _taken() -> set[tuple[str, str, int]]:
+    earlier = read_label_file() + read_label_file(BLIND) + read_label_file(BLIND2) + read_label_file(BLIND3)
+    return {(r["dataset"], r["source"], int(r["index"])) for r in earlier}
+
+
+def _bird_keys(taken: set[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    bird = json.loads((SHARED_DATA / "bird_dev" / "predict_dev_chatgpt_kg.json").read_text())
+    return sorted(  # (14 entries of the file are the number 0, not SQL: no prediction to label)
+        ("bird", "chatgpt_kg", int(i))
+        for i, sql in bird.items()
+        if isinstance(sql, str) and ("bird", "chatgpt_kg", int(i)) not in taken
+    )
+
+
+def first_draw() -> list[tuple[str, str, int]]:
+    """The seeded rows: BIRD at random, Spider wrong and right, Archer mutations."""
+    rng = random.Random(SEED)
+    taken = _taken()
+    rows = rng.sample(_bird_keys(taken), N_BIRD)
+    spider = SHARED_DATA / "spider_dev"
+    wrong, right = [], []
+    for ref in sorted((spider / "reference").glob("*.tsv")):
+        if ref.stem == "spider_repo_pred_example":
+            continue  # placeholder values ('terminal'): not a system's real output
+        with ref.open() as fh:
+            for r in csv.DictReader(fh, delimiter="\t"):
+                key = ("spider", ref.stem, int(r["index"]))
+                if key in taken:
+                    continue
+                if r["ex"] == "0":
+                    wrong.append(key)
+                elif r["ex"] == "1" and r["em"] == "0":  # exact copies of gold say nothing
+                    right.append(key)
+    rows += rng.sample(wrong, N_SPIDER_WRONG) + rng.sample(right, N_SPIDER_RIGHT)
+    archer = json.loads((SHARED_DATA / "archer" / "train.json").read_text())
+    names = sorted(MUTATIONS)
+    order = list(range(len(archer)))
+    rng.shuffle(order)
+    picked: list[tuple[str, str, int]] = []
+    for i in order:
+        if len(picked) == N_ARCHER:
+            break
+        errors = [n for n in names if n != "rename_aliases"]
+        name = "rename_aliases" if len(picked) % 4 == 3 else rng.choice(errors)
+        key = ("archer", f"mutate:{name}", i)
+        if key in taken or not (SHARED_DATA / "archer" / "database" / archer[i]["db_id"]).is_dir():
+            continue
+        try:
+            mutate(archer[i]["query"], name)
+        except ValueError:
+            continue
+        picked.append(key)
+    return rows + picked
+
+
+def more_bird(first: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    """The BIRD rows read after the first draw, in a second seeded order."""
+    keys = _bird_keys(_taken() | set(first))
+    random.Random(SEED + 1).shuffle(keys)
+    return keys[:N_MORE_BIRD]
+
+
+def draw() -> list[tuple[str, str, int]]:
+    """Every row of the batch, in the file's order."""
+    first = first_draw()
+    read = {k[2] for k in more_bird(first)}
+    assert set(MORE_BIRD_RIGHT) <= read, "MORE_BIRD_RIGHT must come from the rows more_bird() returns"
+    return first + [("bird", "chatgpt_kg", i) for i in MORE_BIRD_RIGHT]
+
+
+def main(argv: list[str]) -> int:
+    from tests.core.suggest_blind_draw import _question
+    from tests.core.suggest_set import _resolve
+
+    first = first_draw()
+    rows = more_bird(first) if "--more" in argv else draw()
+    for n, (ds, src, idx) in enumerate(rows):
+        gold, pred, evidence, _, _ = _resolve(SHARED_DATA, ds, src, idx)
+        print(
+            f"#{n} {ds}\t{src}\t{idx}\nQ: {_question(ds, idx)}\nE: {evidence or ''}\nG: {gold}\nP: {pred}\n"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
