@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from sqltriage.core.verdicts.judgement.breaches import KINDS, Breach, breaches, witness_columns
+from sqltriage.core.verdicts.judgement.breaches import KINDS, Breach, breaches, q, witness_columns
 from sqltriage.core.verdicts.judgement.reads import Reads, merge, reads_of
 from sqltriage.core.verdicts.judgement.regularities import Regularities, regularities
-from sqltriage.core.verdicts.judgement.repair import copy_of, repair
+from sqltriage.core.verdicts.judgement.repair import TRIES, Hints, copy_of, repair
 
 NONE = "none"
 
@@ -71,7 +71,16 @@ def classify(
         gold_reads, pred_reads = reads_of(gold_sql, columns), reads_of(pred_sql, columns)
         found = breaches(conn, regs, merge(gold_reads, pred_reads))
         tie = _tie_only(differs, (gold_sql, pred_sql), timeout, max_rows)
-        needed = _needed(conn, found, differs, tie, regs)
+        read = merge(gold_reads, pred_reads)
+        hints = _hints(conn, read)
+        known = {_key(b) for b in found}
+
+        def differs_kept(trial: sqlite3.Connection) -> bool:
+            """Still different, and the repair broke no promise the witness kept (a NULL given a value
+            that refers to nothing is no realistic world)."""
+            return differs(trial) and all(_key(b) in known for b in breaches(trial, regs, read))
+
+        needed = _needed(conn, found, differs_kept, tie, regs, hints)
         tied = tie(conn)
         # A difference that is only the tie's is the tie's, whatever else the witness needed to make it.
         kinds = tuple(k for k in KINDS if k in needed or (k == "tie" and tied))
@@ -79,7 +88,7 @@ def classify(
             from sqltriage.core.verdicts.judgement.difference import forgivable
 
             # read off the realistic world: the witness with its breaches repaired, where they were
-            world = _repaired(conn, found, differs, regs) if found else None
+            world = _repaired(conn, found, differs_kept, regs, hints) if found else None
             forgiven = forgivable(*differs.results(world or conn))
             detail = _realistic(world or conn, bool(found))
             if world is not None:
@@ -96,38 +105,92 @@ def classify(
         conn.close()
 
 
-def _needed(conn: sqlite3.Connection, found: list[Breach], differs, tie: Callable, regs) -> dict[str, Breach]:
+def _needed(
+    conn: sqlite3.Connection, found: list[Breach], differs, tie: Callable, regs, hints: Hints
+) -> dict[str, Breach]:
     """kind → a breach of that kind whose repair alone leaves no realistic difference (the queries agree,
     or differ only by the rows tied at a cut); with none such, every breach when repairing them all does
     (they are needed together)."""
     out: dict[str, Breach] = {}
     for kind in KINDS:
         of_kind = [b for b in found if b.kind == kind]
-        alone = next((b for b in of_kind if not _still_realistic(conn, [b], differs, tie, regs)), None)
+        alone = next(
+            (
+                b
+                for b in of_kind
+                if not _still_realistic(conn, _with_parents(b, found, regs), differs, tie, regs, hints)
+            ),
+            None,
+        )
         if alone is not None:
             out[kind] = alone
-        elif len(of_kind) > 1 and not _still_realistic(conn, of_kind, differs, tie, regs):
+        elif len(of_kind) > 1 and not _still_realistic(conn, of_kind, differs, tie, regs, hints):
             out[kind] = of_kind[0]
-    if not out and found and not _still_realistic(conn, found, differs, tie, regs):
+    if not out and found and not _still_realistic(conn, found, differs, tie, regs, hints):
         out.update({b.kind: b for b in reversed(found)})
     return out
 
 
-def _still_realistic(conn: sqlite3.Connection, fix: list[Breach], differs, tie: Callable, regs) -> bool:
-    trial = copy_of(conn)
-    try:
-        return repair(trial, fix, regs) and differs(trial) and not tie(trial)
-    finally:
-        trial.close()
+def _with_parents(b: Breach, found: list[Breach], regs) -> list[Breach]:
+    """`b`, and when it is an empty table, the empty tables its rows must refer to: a row filled in
+    alone would point at nothing, and that is not what repairing `b` means."""
+    if b.kind != "empty" or b.column:
+        return [b]
+    empty = {x.table.lower(): x for x in found if x.kind == "empty" and not x.column}
+    out, todo = [b], [b.table.lower()]
+    while todo:
+        table = todo.pop()
+        for (child_t, _c), (parent_t, _p) in sorted(regs.links):
+            if child_t == table and parent_t in empty and empty[parent_t] not in out:
+                out.append(empty[parent_t])
+                todo.append(parent_t)
+    return out
 
 
-def _repaired(conn: sqlite3.Connection, found: list[Breach], differs, regs) -> sqlite3.Connection | None:
+def _still_realistic(
+    conn: sqlite3.Connection, fix: list[Breach], differs, tie: Callable, regs, hints: Hints
+) -> bool:
+    """Some repair of `fix` (one of the few values tried for each) leaves a difference beyond ties."""
+    for attempt in range(TRIES):
+        trial = copy_of(conn)
+        try:
+            if repair(trial, fix, regs, attempt, hints) and differs(trial) and not tie(trial):
+                return True
+        finally:
+            trial.close()
+    return False
+
+
+def _repaired(
+    conn: sqlite3.Connection, found: list[Breach], differs, regs, hints: Hints
+) -> sqlite3.Connection | None:
     """A copy of the witness with every breach repaired, when the two queries still differ on it."""
-    trial = copy_of(conn)
-    if repair(trial, found, regs) and differs(trial):
-        return trial
-    trial.close()
+    for attempt in range(TRIES):
+        trial = copy_of(conn)
+        if repair(trial, found, regs, attempt, hints) and differs(trial):
+            return trial
+        trial.close()
     return None
+
+
+def _key(b: Breach) -> tuple[str, str, str]:
+    return (b.kind, b.table.lower(), b.column.lower())
+
+
+def _hints(conn: sqlite3.Connection, reads: Reads) -> Hints:
+    """Per column, the values the witness holds in the columns the queries equate or match it with (a join,
+    an `IN (SELECT …)`): the values a repaired NULL or duplicate may take and still mean something there."""
+    out: Hints = {}
+    pairs = reads.equated | reads.matched
+    for a, b in pairs | {(b, a) for a, b in pairs}:
+        sql = f"SELECT DISTINCT {q(b[1])} FROM {q(b[0])} WHERE {q(b[1])} IS NOT NULL ORDER BY 1"
+        try:
+            values = [r[0] for r in conn.execute(sql)]
+        except sqlite3.Error:
+            continue
+        known = out.setdefault(a, [])
+        known.extend(v for v in values if v not in known)
+    return out
 
 
 def _tie_only(differs, sqls: tuple[str, str], timeout: float, max_rows: int) -> Callable:

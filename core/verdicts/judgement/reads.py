@@ -19,6 +19,7 @@ class Reads:
     columns: set[Ref] = field(default_factory=set)
     equated: set[tuple[Ref, Ref]] = field(default_factory=set)  # a.x = b.y between two tables
     grouped: set[Ref] = field(default_factory=set)  # GROUP BY, DISTINCT, join or IN on it: used as identity
+    matched: set[tuple[Ref, Ref]] = field(default_factory=set)  # x IN (SELECT y …), NOT IN too: (x, y)
     literals: set[object] = field(default_factory=set)
     star: set[str] = field(default_factory=set)  # tables read with `t.*` or `*`
 
@@ -89,6 +90,8 @@ def _walk(tree: Any, columns_of: dict[str, set[str]], out: Reads) -> None:
                 first = inner.expressions[0].unalias()
                 if isinstance(first, exp.Column):
                     out.grouped.update(resolve(first))
+            for first in _first_columns(inner):
+                out.matched.update((a, b) for a in resolve(node.this) for b in resolve(first) if a != b)
     for setop in tree.find_all(exp.SetOperation):  # INTERSECT/EXCEPT/UNION match rows by their values
         for side in (setop.this, setop.expression):
             if isinstance(side, exp.Select):
@@ -99,6 +102,20 @@ def _walk(tree: Any, columns_of: dict[str, set[str]], out: Reads) -> None:
         out.literals.add(_literal(lit))
 
 
+def _first_columns(query: Any) -> list[Any]:
+    """The first selected column of a subquery, of each side of a set operation."""
+    from sqlglot import exp
+
+    if isinstance(query, exp.Subquery):
+        return _first_columns(query.this)
+    if isinstance(query, exp.SetOperation):
+        return _first_columns(query.this) + _first_columns(query.expression)
+    if isinstance(query, exp.Select) and query.expressions:
+        first = query.expressions[0].unalias()
+        return [first] if isinstance(first, exp.Column) else []
+    return []
+
+
 def _literal(lit: Any) -> object:
     from sqltriage.core.verdicts.judgement.regularities import normalised
 
@@ -107,10 +124,11 @@ def _literal(lit: Any) -> object:
 
 def merge(a: Reads, b: Reads) -> Reads:
     return Reads(
-        a.tables | b.tables,
-        a.columns | b.columns,
-        a.equated | b.equated,
-        a.grouped | b.grouped,
-        a.literals | b.literals,
-        a.star | b.star,
+        tables=a.tables | b.tables,
+        columns=a.columns | b.columns,
+        equated=a.equated | b.equated,
+        grouped=a.grouped | b.grouped,
+        matched=a.matched | b.matched,
+        literals=a.literals | b.literals,
+        star=a.star | b.star,
     )

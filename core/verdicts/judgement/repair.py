@@ -24,20 +24,55 @@ def copy_of(conn: sqlite3.Connection) -> sqlite3.Connection:
     return out
 
 
-def repair(conn: sqlite3.Connection, found: list[Breach], regs: Regularities) -> bool:
-    """Repair every breach of `found` on `conn` (a private copy); False when one cannot be repaired."""
-    for b in found:
+TRIES = 3  # values tried in turn for a NULL or a duplicate: the first may be one that hides the difference
+
+Hints = dict[tuple[str, str], list[object]]  # (table, column) lower → values the queries compare it with
+
+
+def repair(
+    conn: sqlite3.Connection,
+    found: list[Breach],
+    regs: Regularities,
+    attempt: int = 0,
+    hints: Hints | None = None,
+) -> bool:
+    """Repair every breach of `found` on `conn` (a private copy); False when one cannot be repaired.
+    `attempt` picks which of the candidate values a NULL or a duplicate gets (0: the first); `hints` puts
+    first the values the witness holds in the columns the queries compare each one with."""
+    for b in _parents_first(found, regs):
         if b.kind not in REPAIRABLE:
             return False
         try:
-            if not _repair_one(conn, b, regs):
+            if not _repair_one(conn, b, regs, attempt, hints or {}):
                 return False
         except sqlite3.Error:
             return False
     return True
 
 
-def _repair_one(conn: sqlite3.Connection, b: Breach, regs: Regularities) -> bool:
+def _parents_first(found: list[Breach], regs: Regularities) -> list[Breach]:
+    """Empty tables filled parents first, so a filled row can refer to a filled parent; the rest as found."""
+    empty = {b.table.lower(): b for b in found if b.kind == "empty" and not b.column}
+    parents = {
+        child[0]: {parent[0] for c, parent in regs.links if c[0] == child[0] and parent[0] in empty}
+        for child, _parent in regs.links
+    }
+    ordered: list[Breach] = []
+
+    def visit(table: str, seen: frozenset[str]) -> None:
+        if table in seen or empty[table] in ordered:
+            return
+        for parent in sorted(parents.get(table, ())):
+            if parent != table:
+                visit(parent, seen | {table})
+        ordered.append(empty[table])
+
+    for table in sorted(empty):
+        visit(table, frozenset())
+    return ordered + [b for b in found if b not in ordered]
+
+
+def _repair_one(conn: sqlite3.Connection, b: Breach, regs: Regularities, attempt: int, hints: Hints) -> bool:
     table, col = q(b.table), q(b.column)
     if b.kind == "empty" and b.column:  # a row no one refers to: it goes, as no such row is in the data
         for rid in b.rowids:
@@ -65,6 +100,16 @@ def _repair_one(conn: sqlite3.Connection, b: Breach, regs: Regularities) -> bool
             for r in conn.execute(f"SELECT DISTINCT {q(b.parent[1])} FROM {q(b.parent[0])} ORDER BY 1")
             if r[0] is not None
         ] + fresh
+    hinted = [
+        v for v in hints.get((b.table.lower(), b.column.lower()), []) if v not in used or b.kind == "null"
+    ]
+    if regs.path is not None:  # with data, a value of the data only
+        hinted = [v for v in hinted if v in regs.values(b.table, b.column)]
+    fresh = list(dict.fromkeys([*hinted, *fresh]))
+    if attempt and fresh:
+        if attempt >= len(fresh):
+            return False  # no other value to try
+        fresh = fresh[attempt:] + fresh[:attempt]
     facts = regs.facts(b.table, b.column)
     doomed = b.rowids[1:] if b.kind == "duplicate" else b.rowids
     for rid in doomed:
@@ -103,13 +148,52 @@ def _fill(conn: sqlite3.Connection, table: str, regs: Regularities) -> bool:
             names = [r[1] for r in source.execute(f"PRAGMA table_info({q(table)})")]
             nulls = " + ".join(f"({q(n)} IS NULL)" for n in names) or "0"
             row = source.execute(f"SELECT * FROM {q(table)} ORDER BY {nulls}, rowid LIMIT 1").fetchone()
-            row = None if row is None else _resolved(conn, table, names, list(row), regs)
+            if row is not None:
+                row = _filled(source, table, names, list(row))
+                row = _referenced(conn, table, names, _resolved(conn, table, names, row, regs), regs)
     finally:
         source.close()
     if row is None:
         return False
     conn.execute(f"INSERT INTO {q(table)} VALUES ({', '.join('?' * len(row))})", row)
     return True
+
+
+def _filled(source: sqlite3.Connection, table: str, names: list[str], row: list) -> list:
+    """A stand-in row without NULLs where the stand-in database holds a value for the column (the
+    schema promises none)."""
+    for i, name in enumerate(names):
+        if row[i] is None:
+            found = source.execute(
+                f"SELECT {q(name)} FROM {q(table)} WHERE {q(name)} IS NOT NULL ORDER BY rowid LIMIT 1"
+            ).fetchone()
+            row[i] = None if found is None else found[0]
+    return row
+
+
+def _referenced(
+    conn: sqlite3.Connection, table: str, names: list[str], row: list, regs: Regularities
+) -> list:
+    """A stand-in row keyed as the witness's rows that refer to this table expect, so they resolve."""
+    low = table.lower()
+    for (child_t, child_c), (parent_t, parent_c) in sorted(regs.links):
+        if parent_t != low:
+            continue
+        at = next((i for i, n in enumerate(names) if n.lower() == parent_c), None)
+        if at is None:
+            continue
+        try:
+            found = conn.execute(
+                f"SELECT {q(child_c)} FROM {q(child_t)} WHERE {q(child_c)} IS NOT NULL "
+                f"AND {q(child_c)} NOT IN (SELECT {q(parent_c)} FROM {q(parent_t)} WHERE {q(parent_c)} IS NOT NULL) "
+                "ORDER BY rowid LIMIT 1"
+            ).fetchone()
+        except sqlite3.Error:
+            continue
+        if found is not None:
+            row[at] = found[0]
+            break  # one key column: the first reference that dangles
+    return row
 
 
 def _resolved(conn: sqlite3.Connection, table: str, names: list[str], row: list, regs: Regularities) -> list:
