@@ -16,6 +16,7 @@ from typing import Any
 from sqlglot import exp
 
 import sqltriage.core.verdicts.verify.aggregate as agg
+import sqltriage.core.verdicts.verify.functions as functions
 import sqltriage.core.verdicts.verify.symbolic as s
 from sqltriage.core.verdicts.verify.budget import UNITS_PER_STEP, Allowance, OutOfBudget
 from sqltriage.core.verdicts.verify.relation import Ctx, Env, Rel, Scope, TooLarge
@@ -260,6 +261,8 @@ class Encoder:
             return agg.function(self, e, ctx)
         if type(e) in _CMP or isinstance(e, exp.And | exp.Or | exp.Not | exp.In | exp.Like | exp.Is):
             return s.tri_value(self.cond(e, ctx))
+        if functions.handled(e):
+            return functions.function(self, e, ctx)
         raise Unsupported(_construct_name(e))
 
     def column(self, e: exp.Column, ctx: Ctx) -> Val:
