@@ -5,8 +5,9 @@ BIRD dev's databases are generated from the schema (`sqltriage db generate`, int
 prediction (`predict_dev_chatgpt_kg.json`; its few non-text entries are skipped) is asked `outside_fragment`
 in BIRD's EX mode. Figures: the share of pairs inside the fragment (target ≥ 85 %); the same share among
 pairs whose prediction runs on the generated database (a prediction SQLite rejects, e.g. a DIVIDE function
-or a column that does not exist, is decided without the solver: it fails); the seconds it took (target ≤
-120). Then the reasons left, the most frequent first, with the pairs whose prediction runs and the rest
+or a column that does not exist, is decided without the solver: it fails); the share of pairs either inside
+or decided so (with, as its note, the most the first figure can reach: a failing prediction is outside
+whatever the fragment); the seconds it took (target ≤ 120). Then the reasons left, the most frequent first, with the pairs whose prediction runs and the rest
 counted apart.
 """
 
@@ -87,6 +88,7 @@ def measure(db_dir: Path) -> tuple[list[Figure], Counter, Counter, dict]:
         if why is not None:
             (running if ok else failing)[why] += 1
     seconds = time.perf_counter() - started
+    decided = inside_running + n - n_running  # both inside, or decided without the solver
     figures = [
         Figure(
             "1",
@@ -104,7 +106,14 @@ def measure(db_dir: Path) -> tuple[list[Figure], Counter, Counter, dict]:
             [100 * inside_running / max(n_running, 1)],
         ),
         Figure(
-            "3", "seconds (outside_fragment + one run of each prediction)", "s", [seconds], SECONDS_TARGET
+            "3",
+            f"pairs inside, or whose prediction fails ({decided}/{n})",
+            "%",
+            [100 * decided / n],
+            note=f"figure 1 can reach at most {100 * (n_running + inside - inside_running) / n:.1f} %",
+        ),
+        Figure(
+            "4", "seconds (outside_fragment + one run of each prediction)", "s", [seconds], SECONDS_TARGET
         ),
     ]
     details = {"pairs": n, "inside": inside, "running": n_running, "inside_running": inside_running}

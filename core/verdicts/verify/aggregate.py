@@ -305,6 +305,9 @@ def aggregate(enc: Encoding, e: exp.Expression, ctx: Ctx) -> Val:
             better = s.before(v, acc) if isinstance(e, exp.Min) else s.before(acc, v)
             take = s.and_(k, s.or_(acc.null, better)) if acc.kind != "null" else k
             acc = s.ite(take, v, acc)
+        shapes = {v.shape for _, v in vals if v.kind != "null"}
+        if acc.kind == "str" and len(shapes) == 1:  # one of the values: a date when they all are
+            return Val(acc.kind, acc.v, acc.null, "none", shapes.pop())
         return acc
     if kind == "str":
         raise Unsupported(f"{type(e).__name__.upper()} of text")

@@ -120,55 +120,83 @@ def _shape_of_text(text: str) -> str | None:
     return None
 
 
-def _dated(v: Val, what: str) -> str:
-    """The ISO shape of `v`, which a date function may read field by field; refused without one."""
-    if v.kind != "str" or v.shape is None:
-        raise Unsupported(f"{what} of a value that is not a known ISO date")
+def _dated(v: Val, what: str) -> str | None:
+    """The ISO shape of `v` (None: any text), which a date function reads field by field."""
+    if v.kind != "str":
+        raise Unsupported(f"{what} of a number")
     s.needs_strings(what)
-    return v.shape
+    return v.shape if v.shape in ("date", "datetime") else None
+
+
+def _read_as_date(what: str, v: Val, exact: Any, result_shape: str | None) -> Val:
+    """`exact(shape)` (the function's value on a valid ISO date of that shape) on a value of known
+    shape; on any other text, that when the text is such a date, else what a z3 function of the text
+    gives (SQLite reads many more forms, and none: some text or NULL, the same for the same text). The
+    latter is wider than SQLite, so it can refute (SQLite then confirms) but never prove a difference away."""
+    from sqltriage.core.verdicts.verify.tables import iso_date
+
+    shape = _dated(v, what)
+    if shape is not None:
+        return Val("str", exact(shape), v.null, "none", result_shape)
+    other = z3.Function(f"{what}:other", z3.StringSort(), z3.StringSort())(v.v)
+    other_null = z3.Function(f"{what}:null", z3.StringSort(), z3.BoolSort())(v.v)
+    is_date, is_datetime = iso_date(v.v, "date"), iso_date(v.v, "datetime")
+    term = z3.If(is_date, exact("date"), z3.If(is_datetime, exact("datetime"), other))
+    null = s.or_(v.null, z3.And(z3.Not(is_date), z3.Not(is_datetime), other_null))
+    return Val("str", term, null, "none", None)
 
 
 def strftime(fmt: str, v: Val) -> Val:
     if v.kind == "null":
         return s.NULL
-    shape = _dated(v, "STRFTIME")
-    parts: list[Any] = []
-    i = 0
-    while i < len(fmt):
-        ch = fmt[i]
-        if ch != "%":
-            parts.append(z3.StringVal(ch))
-            i += 1
-            continue
-        field = fmt[i + 1 : i + 2]
-        if field == "%":
-            parts.append(z3.StringVal("%"))
-        elif field in _FIELDS and (shape == "datetime" or field in "Ymd"):
-            parts.append(z3.SubString(v.v, *_FIELDS[field]))
-        elif field in "HMS" and field:
-            parts.append(z3.StringVal("00"))
-        else:
-            raise Unsupported(f"STRFTIME format %{field}")
-        i += 2
-    term = z3.StringVal("") if not parts else parts[0] if len(parts) == 1 else z3.Concat(*parts)
-    digits_only = all(not isinstance(p, z3.SeqRef) or not z3.is_string_value(p) for p in parts)
-    shape = _SHAPE_OF_FORMAT.get(fmt) or ("digits" if parts and digits_only else None)
-    return Val("str", term, v.null, "none", shape)
+    for field in fmt.split("%")[1:]:
+        if field[:1] not in ("Y", "m", "d", "H", "M", "S") and field[:1] != "" and not field.startswith("%"):
+            raise Unsupported(f"STRFTIME format %{field[:1]}")
+
+    def fields(shape: str) -> Any:
+        parts: list[Any] = []
+        i = 0
+        while i < len(fmt):
+            if fmt[i] != "%":
+                parts.append(z3.StringVal(fmt[i]))
+                i += 1
+                continue
+            field = fmt[i + 1 : i + 2]
+            if field == "%":
+                parts.append(z3.StringVal("%"))
+            elif field in _FIELDS and (shape == "datetime" or field in "Ymd"):
+                parts.append(z3.SubString(v.v, *_FIELDS[field]))
+            elif field in ("H", "M", "S"):
+                parts.append(z3.StringVal("00"))
+            else:
+                raise Unsupported(f"STRFTIME format %{field}")
+            i += 2
+        return z3.StringVal("") if not parts else parts[0] if len(parts) == 1 else z3.Concat(*parts)
+
+    digits_only = fmt.replace("%Y", "").replace("%m", "").replace("%d", "") == "" and fmt != ""
+    known = _dated(v, "STRFTIME") is not None
+    shape = _SHAPE_OF_FORMAT.get(fmt) or ("digits" if digits_only else None)
+    return _read_as_date(f"STRFTIME {fmt}", v, fields, shape if known else None)
 
 
 def _date(v: Val) -> Val:
     if v.kind == "null":
         return s.NULL
-    shape = _dated(v, "DATE")
-    return Val("str", v.v if shape == "date" else z3.SubString(v.v, 0, 10), v.null, "none", "date")
+
+    def exact(shape: str) -> Any:
+        return v.v if shape == "date" else z3.SubString(v.v, 0, 10)
+
+    return _read_as_date("DATE", v, exact, "date" if _dated(v, "DATE") else None)
 
 
 def _datetime(v: Val) -> Val:
     if v.kind == "null":
         return s.NULL
-    shape = _dated(v, "DATETIME")
-    term = z3.Concat(v.v, z3.StringVal(" 00:00:00")) if shape == "date" else z3.SubString(v.v, 0, 19)
-    return Val("str", term, v.null, "none", "datetime")
+
+    def exact(shape: str) -> Any:
+        return z3.Concat(v.v, z3.StringVal(" 00:00:00")) if shape == "date" else z3.SubString(v.v, 0, 19)
+
+    return _read_as_date("DATETIME", v, exact, "datetime" if _dated(v, "DATETIME") else None)
 
 
 def _text(v: Val, what: str) -> Any:
