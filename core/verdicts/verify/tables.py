@@ -38,7 +38,7 @@ class Column:
     not_null: bool
     domain: tuple = ()  # mined categorical domain (empty: any value of the sort)
     affinity: str = "text"  # "numeric": text under a declared type of NUMERIC/INTEGER/REAL affinity
-    shape: str | None = None  # "date" | "datetime": every value an ISO date of that shape (_shape_of)
+    shape: str | None = None  # "date" | "datetime": every value an ISO date of that shape (date_shape)
 
 
 @dataclass(slots=True)
@@ -61,7 +61,7 @@ def db_info(path: Path, extra_fks: tuple = (), practice: Practice = NONE) -> Any
         cols = []
         for c in t.columns:
             present = [v for v in c.values if v is not None]
-            shape = _shape_of(c.declared, present)
+            shape = date_shape(c.declared, present)
             kind = "str" if shape is not None else _kind(c.declared, present)
             if kind is None:
                 cols.append(Column(c.name, "mixed", False))
@@ -151,7 +151,7 @@ def _affinity(declared: str) -> str:
     return "NUMERIC"
 
 
-def _shape_of(declared: str, present: list) -> str | None:
+def date_shape(declared: str, present: list) -> str | None:
     """The ISO shape of the column's dates, when it is a column of dates: declared DATE, DATETIME or
     TIMESTAMP (NUMERIC affinity), or any other type with at least `EVIDENCE_ROWS` values all of one shape.
     The symbolic column then holds only valid dates of that shape, which is what lets STRFTIME, DATE and
