@@ -209,6 +209,14 @@ VERIFIED = [
     ("SELECT LENGTH(name) FROM patient", "SELECT LENGTH(SUBSTR(name, 1)) FROM patient"),
     ("SELECT IFNULL(name, '') FROM patient", "SELECT COALESCE(name, '') FROM patient"),
     (
+        "SELECT name FROM patient WHERE id IN (SELECT patient_id FROM lab)",
+        "WITH l AS (SELECT patient_id FROM lab) SELECT name FROM patient WHERE id IN (SELECT patient_id FROM l)",
+    ),
+    (
+        "SELECT MAX(value) FROM lab",
+        "WITH a(v) AS (SELECT value FROM lab), b AS (SELECT MAX(v) AS m FROM a) SELECT m FROM b",
+    ),
+    (
         "SELECT COUNT(DISTINCT date) FROM lab",
         "SELECT COUNT(*) FROM (SELECT DISTINCT date FROM lab WHERE date IS NOT NULL)",
     ),
@@ -239,6 +247,7 @@ REFUTED = [
     ("SELECT value / 2 FROM lab", "SELECT CAST(value AS REAL) / 2 FROM lab"),
     ("SELECT STRFTIME('%m', date) FROM lab", "SELECT STRFTIME('%d', date) FROM lab"),
     ("SELECT INSTR(name, 'n') FROM patient", "SELECT name LIKE '%n%' FROM patient"),
+    ("SELECT name FROM patient", "WITH p(n) AS (SELECT name FROM patient WHERE id > 1) SELECT n FROM p"),
     # right unless the name holds a '#' itself
     ("SELECT LENGTH(name) FROM patient", "SELECT INSTR(name || '#', '#') - 1 FROM patient"),
 ]
@@ -268,6 +277,10 @@ def test_wrong_rewrites_are_refuted_with_a_witness_sqlite_separates(
         ("SELECT DATE(birthday, '+1 day') FROM patient", "DATE with modifiers"),
         ("SELECT ROUND(weight, value) FROM patient, lab", "ROUND to digits that are not a small constant"),
         ("SELECT id FROM patient WHERE birthday = name", "DATE (NUMERIC affinity) column compared with text"),
+        (
+            "WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r",
+            "WITH RECURSIVE",
+        ),
     ],
 )
 def test_what_cannot_be_read_exactly_stays_outside_with_its_reason(db: Path, pred: str, reason: str) -> None:
