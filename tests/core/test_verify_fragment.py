@@ -19,7 +19,7 @@ z3 = pytest.importorskip("z3")
 import sqltriage.core.verdicts.verify.symbolic as s  # noqa: E402
 from sqltriage.core.verdicts.verify import check_pair  # noqa: E402
 from sqltriage.core.verdicts.verify.check import outside_fragment  # noqa: E402
-from sqltriage.core.verdicts.verify.functions import instr, length, strftime, substr  # noqa: E402
+from sqltriage.core.verdicts.verify.functions import instr, julianday, length, strftime, substr  # noqa: E402
 from sqltriage.core.verdicts.verify.symbolic import Val  # noqa: E402
 from sqltriage.core.verdicts.verify.tables import _shape_fits, date_shape, iso_date  # noqa: E402
 
@@ -87,6 +87,13 @@ FORMATS = ["%Y", "%m", "%d", "%Y-%m", "%Y-%m-%d", "%H:%M:%S", "%d/%m/%Y %H", "%Y
 def test_strftime_reads_each_field_of_an_iso_date_as_sqlite_does(shape: str, values: list[str]) -> None:
     for value, fmt in itertools.product(values, FORMATS):
         assert _python(strftime(fmt, _text(value, shape))) == _sqlite("SELECT strftime(?, ?)", fmt, value)
+
+
+@pytest.mark.parametrize(("shape", "values"), [("date", [*DATES, "0001-01-01"]), ("datetime", DATETIMES)])
+def test_julianday_of_an_iso_date_is_sqlites_day_number(shape: str, values: list[str]) -> None:
+    for value in values:
+        got = _python(julianday(_text(value, shape)))
+        assert got == pytest.approx(_sqlite("SELECT julianday(?)", value), abs=1e-9), value
 
 
 def test_strftime_of_text_of_no_known_shape_is_exact_on_iso_dates_and_free_elsewhere() -> None:

@@ -288,6 +288,11 @@ def aggregate(enc: Encoding, e: exp.Expression, ctx: Ctx) -> Val:
             )
             for j in range(len(vals))
         ]
+    if isinstance(e, exp.Avg) and any(v.kind == "str" for _, v in vals):
+        # AVG reads text as a number and always returns a real (functions.text_as_real: how)
+        from sqltriage.core.verdicts.verify.functions import text_as_real
+
+        vals = [(c, text_as_real(v) if v.kind == "str" else v) for c, v in vals]
     none = s.not_(s.or_(*counted))
     kinds = {v.kind for _, v in vals} - {"null"}
     if isinstance(e, exp.Count):

@@ -92,7 +92,9 @@ class Encoder:
         self.ctes.append(scope)
         try:
             for cte in with_.expressions:
-                columns = [c.name.lower() for c in (cte.args["alias"].columns if cte.args.get("alias") else [])]
+                columns = [
+                    c.name.lower() for c in (cte.args["alias"].columns if cte.args.get("alias") else [])
+                ]
                 scope[cte.alias_or_name.lower()] = (cte.this, env, columns)
             body = node.copy()
             body.set("with_" if "with_" in node.args else "with", None)

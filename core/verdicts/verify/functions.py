@@ -32,7 +32,7 @@ ROUND_DIGITS_MAX = 15  # digits after the point ROUND is encoded for (a double h
 def handled(e: exp.Expression) -> bool:
     """Whether `e` is one of the functions this module encodes."""
     if isinstance(e, exp.Anonymous):
-        return e.name.upper() in ("STRFTIME", "DATETIME", "DATE")
+        return e.name.upper() in ("STRFTIME", "DATETIME", "DATE", "JULIANDAY")
     return isinstance(e, exp.TimeToStr | exp.Date | exp.Substring | exp.StrPosition | exp.Length | exp.Round)
 
 
@@ -41,10 +41,12 @@ def function(enc: Encoding, e: exp.Expression, ctx: Ctx) -> Val:
         return _evaluated(e)
     if isinstance(e, exp.Anonymous) and e.name.upper() in ("STRFTIME", "DATE"):
         raise Unsupported(f"{e.name.upper()} with modifiers")
-    if isinstance(e, exp.Anonymous):  # DATETIME
+    if isinstance(e, exp.Anonymous):  # DATETIME, JULIANDAY
+        name = e.name.upper()
         if len(e.expressions) != 1:
-            raise Unsupported("DATETIME with modifiers")
-        return _datetime(enc.value(e.expressions[0], ctx))
+            raise Unsupported(f"{name} with modifiers")
+        arg = enc.value(e.expressions[0], ctx)
+        return _datetime(arg) if name == "DATETIME" else julianday(arg)
     if isinstance(e, exp.TimeToStr):
         fmt = e.args.get("format")
         arg = e.this.this if isinstance(e.this, exp.TsOrDsToTimestamp) else e.this
@@ -199,6 +201,50 @@ def _datetime(v: Val) -> Val:
         return z3.Concat(v.v, z3.StringVal(" 00:00:00")) if shape == "date" else z3.SubString(v.v, 0, 19)
 
     return _read_as_date("DATETIME", v, exact, "datetime" if _dated(v, "DATETIME") else None)
+
+
+def julianday(v: Val) -> Val:
+    """JULIANDAY(x) of a valid ISO date: the day number of the proleptic Gregorian calendar (Fliegel and
+    Van Flandern's formula, in integers) minus a half, plus the time of day, as an exact rational (SQLite
+    computes it in milliseconds and divides in doubles: the floating-point caveat of every real). Text of
+    no known shape reads as some real number or NULL, the same for the same text."""
+    if v.kind == "null":
+        return s.NULL
+
+    def exact(shape: str) -> Any:
+        year, month, day = (z3.StrToInt(z3.SubString(v.v, i, n)) for i, n in ((0, 4), (5, 2), (8, 2)))
+        a = (14 - month) / 12
+        y, m = year + 4800 - a, month + 12 * a - 3
+        jdn = day + (153 * m + 2) / 5 + 365 * y + y / 4 - y / 100 + y / 400 - 32045
+        days = z3.ToReal(jdn) - z3.RealVal("1/2")
+        if shape == "date":
+            return days
+        hour, minute, second = (z3.StrToInt(z3.SubString(v.v, i, 2)) for i in (11, 14, 17))
+        n = z3.Length(v.v) - 20  # digits of the fraction of a second (0 to 3)
+        digits = z3.ToReal(z3.StrToInt(z3.SubString(v.v, 20, 3)))
+        fraction = z3.If(n == 1, digits / 10, z3.If(n == 2, digits / 100, z3.If(n == 3, digits / 1000, 0)))
+        return days + (z3.ToReal(hour * 3600 + minute * 60 + second) + fraction) / 86400
+
+    shape = _dated(v, "JULIANDAY")
+    if shape is not None:
+        return Val("real", exact(shape), v.null)
+    from sqltriage.core.verdicts.verify.tables import iso_date
+
+    other = z3.Function("JULIANDAY:other", z3.StringSort(), z3.RealSort())(v.v)
+    other_null = z3.Function("JULIANDAY:null", z3.StringSort(), z3.BoolSort())(v.v)
+    is_date, is_datetime = iso_date(v.v, "date"), iso_date(v.v, "datetime")
+    term = z3.If(is_date, exact("date"), z3.If(is_datetime, exact("datetime"), other))
+    null = s.or_(v.null, z3.And(z3.Not(is_date), z3.Not(is_datetime), other_null))
+    return Val("real", term, null)
+
+
+def text_as_real(v: Val) -> Val:
+    """Text that an aggregate (AVG) reads as a number: a string of up to 18 digits is that number; other
+    text ('1:23.4') some real, the same for the same text (wider than SQLite: refutations only)."""
+    s.needs_strings("text read as a number")
+    digits = z3.InRe(v.v, z3.Loop(z3.Range("0", "9"), 1, 18))
+    other = z3.Function("text_as_real", z3.StringSort(), z3.RealSort())(v.v)
+    return Val("real", z3.If(digits, z3.ToReal(z3.StrToInt(v.v)), other), v.null)
 
 
 def _text(v: Val, what: str) -> Any:
