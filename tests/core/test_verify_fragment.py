@@ -157,6 +157,26 @@ def test_a_function_result_has_no_affinity_against_a_number_literal() -> None:
     assert z3.is_true(z3.simplify(s.compare("=", year, s.const("2010"), False, True).t))
 
 
+def test_case_and_coalesce_of_text_have_no_affinity_against_a_number_literal() -> None:
+    """A TEXT column's '2010' = 2010 holds (the literal takes TEXT affinity); through CASE or COALESCE, which
+    have none, it does not."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (s TEXT)")
+    conn.execute("INSERT INTO t VALUES ('2010')")
+    want = conn.execute(
+        "SELECT s = 2010, CASE WHEN 1 THEN s END = 2010, COALESCE(s, 'x') = 2010 FROM t"
+    ).fetchone()
+    conn.close()
+    column = _text("2010")
+    through_case = s.ite(z3.BoolVal(True), column, s.NULL)
+    through_coalesce = s.ite(z3.Not(column.null), column, _text("x"))
+    got = tuple(
+        int(z3.is_true(z3.simplify(s.compare("=", v, s.const(2010), False, True).t)))
+        for v in (column, through_case, through_coalesce)
+    )
+    assert got == want == (1, 0, 0)
+
+
 # ------------------------------------------------------------------ pairs on a database with dates
 
 SCHEMA = """

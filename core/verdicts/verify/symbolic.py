@@ -435,18 +435,21 @@ def truthy(a: Val) -> Tri:
 
 
 def ite(c: Any, a: Val, b: Val) -> Val:
-    """`c ? a : b` over values of one sort (numbers are widened, NULL takes the other's sort)."""
+    """`c ? a : b` over values of one sort (numbers are widened, NULL takes the other's sort). Text of a
+    CASE, COALESCE, MIN or MAX has no affinity in SQLite (`CASE … THEN s END = 2010` is false for the text
+    '2010'); a date stays a date when both sides are."""
     if a.kind == "null" and b.kind == "null":
         return NULL
     if a.kind == "null":
-        return Val(b.kind, b.v, or_(c, b.null))
+        return Val(b.kind, b.v, or_(c, b.null), "none", b.shape)
     if b.kind == "null":
-        return Val(a.kind, a.v, or_(not_(c), a.null))
+        return Val(a.kind, a.v, or_(not_(c), a.null), "none", a.shape)
     if a.kind != b.kind:
         if not (a.numeric and b.numeric):
             raise Unsupported("CASE mixing text and numbers")
         return Val("real", z3.If(c, _real(a), _real(b)), z3.If(c, a.null, b.null))
-    return Val(a.kind, z3.If(c, a.v, b.v), z3.If(c, a.null, b.null))
+    shape = a.shape if a.shape == b.shape else None
+    return Val(a.kind, z3.If(c, a.v, b.v), z3.If(c, a.null, b.null), "none", shape)
 
 
 def widened(a: Val) -> Any:
