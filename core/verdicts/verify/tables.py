@@ -344,8 +344,17 @@ class SymDatabase:
                     continue
                 for present, values in t.rows:
                     v = values[col.lower()]
-                    found = [s.and_(pp, compare("=", v, pv[parent_col.lower()]).t) for pp, pv in parent.rows]
+                    found = [s.and_(pp, _references(v, pv[parent_col.lower()])) for pp, pv in parent.rows]
                     self.constraints.append(s.implies(s.and_(present, s.not_(v.null)), s.or_(*found)))
+
+
+def _references(child: Val, parent: Val) -> Any:
+    """The child's key equals the parent's, as SQLite compares them; the same value when the affinity rules
+    refuse the comparison (a DATE column referencing a TEXT one): the key holds the parent's value."""
+    try:
+        return compare("=", child, parent).t
+    except Unsupported:
+        return s.and_(s.not_(child.null), same(child, parent))
 
 
 def iso_date(v: Any, shape: str) -> Any:
