@@ -133,6 +133,29 @@ def test_the_iso_dates_the_encoding_allows_are_the_ones_sqlite_reads_as_written(
         assert _sqlite("SELECT strftime('%Y-%m-%d %H:%M:%S', ?)", text) == (text[:19] + " 00:00:00")[:19]
 
 
+@pytest.mark.parametrize(
+    ("expression", "folded"),
+    [
+        ("SUBSTR('abc', 2)", True),
+        ("STRFTIME('%Y', 'now')", True),  # today: one constant for both queries
+        ("STRFTIME('%Y-%m', CURRENT_TIMESTAMP)", True),
+        ("STRFTIME('%H:%M', 'now')", False),  # finer than a day: the two runs may see different values
+        ("DATETIME(CURRENT_TIMESTAMP)", False),
+    ],
+)
+def test_functions_of_literals_are_evaluated_by_sqlite_when_both_queries_see_one_value(
+    expression: str, folded: bool
+) -> None:
+    import sqlglot
+
+    from sqltriage.core.verdicts.verify.functions import _constant, _evaluated
+
+    node = sqlglot.parse_one(f"SELECT {expression}", read="sqlite").expressions[0]
+    assert _constant(node) == folded
+    if folded:
+        assert _python(_evaluated(node)) == _sqlite(f"SELECT {expression}")
+
+
 def test_a_date_column_compares_with_numbers_and_number_like_text_as_sqlite_does() -> None:
     """A DATE column has NUMERIC affinity: `d < '2011'` converts the literal to 2011, and text sorts after
     every number, so it never holds, though '2010-…' < '2011' as text."""

@@ -85,15 +85,13 @@ def _constant(e: exp.Expression) -> bool:
     text = e.sql(dialect="sqlite").lower()
     if "random" in text or "localtime" in text:
         return False
-    if "now" not in text:
+    if "now" not in text and "current_" not in text:
         return True
     if isinstance(e, exp.Date):
         return True
     fmt = e.args.get("format") if isinstance(e, exp.TimeToStr) else None
-    return (
-        isinstance(fmt, exp.Literal)
-        and all(f in "Ymd" for f in fmt.this.split("%")[1:] if f[:1])
-        and all(part[:1] in ("Y", "m", "d") for part in fmt.this.split("%")[1:])
+    return isinstance(fmt, exp.Literal) and all(
+        part[:1] in ("Y", "m", "d") for part in fmt.this.split("%")[1:]
     )
 
 
