@@ -250,7 +250,10 @@ VERIFIED = [
     ("SELECT STRFTIME('%Y-%m-%d', birthday) FROM patient", "SELECT birthday FROM patient"),
     ("SELECT id FROM patient WHERE birthday > 1990", "SELECT id FROM patient WHERE birthday IS NOT NULL"),
     ("SELECT ROUND(weight, 1) FROM patient", "SELECT ROUND(weight * 1, 1) FROM patient"),
-    ("SELECT ROUND(value) FROM lab", "SELECT CAST(value AS REAL) FROM lab"),
+    (
+        "SELECT ROUND(AVG(weight), 2) FROM patient",
+        "SELECT ROUND(SUM(weight) / COUNT(weight), 2) FROM patient",
+    ),
     ("SELECT CAST(value AS REAL) / 2 FROM lab", "SELECT value / 2.0 FROM lab"),
     (
         "SELECT CAST(STRFTIME('%Y', date) AS INTEGER) FROM lab",
@@ -318,6 +321,17 @@ def test_wrong_rewrites_are_refuted_with_a_witness_sqlite_separates(
     v = check_pair(gold, pred, db, mode="bird", witness_root=witnesses, timeout=BUDGET)
     assert v.status == "refuted", v.note
     assert v.witness is not None and _separates(v.witness, gold, pred)
+
+
+def test_rounding_on_one_side_only_is_never_proved_on_a_few_rows(db: Path) -> None:
+    """On two rows a share is 0, 50 or 100 %, which ROUND(…, 2) keeps whole: no difference up to the bound,
+    yet 1 of 3 rows is 33.333… against 33.33 (BIRD dev 368 and 615 were `verified` so)."""
+    share = "CAST(COUNT(*) AS REAL) * 100 / (SELECT COUNT(*) FROM lab)"
+    gold = f"SELECT {share} FROM lab WHERE value > 4"
+    pred = f"SELECT ROUND({share}, 2) FROM lab WHERE value > 4"
+    v = check_pair(gold, pred, db, mode="bird", timeout=BUDGET)
+    assert v.status != "verified"
+    assert "ROUND on one side only" in (v.note or "") or v.status == "refuted"
 
 
 @pytest.mark.parametrize(
