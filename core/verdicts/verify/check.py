@@ -32,7 +32,8 @@ from sqltriage.core.verdicts.verify.solve import solve
 # the ties of a sort of the same rows asked once per gold; 5: budgets in z3's resource units and encoding
 # steps, each question in a context of its own; 6: DATE columns as ISO dates and text's affinity in
 # comparisons, which turns some `unknown` into verdicts and some comparisons of a DATE or a function's text
-# with a number from `verified` into `refuted`, and STRFTIME, DATE, SUBSTR, ROUND and the rest encoded).
+# with a number from `verified` into `refuted`, STRFTIME, DATE, SUBSTR, ROUND, CTEs and the rest encoded,
+# and a proof of a pair whose ROUNDs differ never `verified`).
 ENCODING_VERSION = 6
 DEFAULT_BOUND = 2  # rows per table, raised for the counts and cuts that need more (docs/verification.md: why)
 RAISED_BOUND_MAX = 4  # the most rows per table a pair's counts and cuts raise the bound to
