@@ -354,6 +354,8 @@ def test_what_cannot_be_read_exactly_stays_outside_with_its_reason(db: Path, pre
 # ------------------------------------------------------------------ soundness on BIRD dev
 
 SOUNDNESS_EVERY = 5  # every 5th BIRD dev pair: about 300, under a minute
+# and the examples a sweep of every pair once found verified yet different (ROUND on one side only)
+SOUNDNESS_FOUND = (368, 615)
 
 
 def _dated_columns_made_valid(db: Path) -> None:
@@ -410,7 +412,8 @@ def test_every_verified_bird_pair_returns_the_same_set_in_sqlite(
     dev = json.loads((shared_data / "bird_dev" / "dev.json").read_text())
     predicted = json.loads((shared_data / "bird_dev" / "predict_dev_chatgpt_kg.json").read_text())
     pairs = [(i, ex, predicted.get(str(i))) for i, ex in enumerate(dev)]
-    pairs = [(i, ex, p.split("\t")[0]) for i, ex, p in pairs if isinstance(p, str)][::SOUNDNESS_EVERY]
+    pairs = [(i, ex, p.split("\t")[0]) for i, ex, p in pairs if isinstance(p, str)]
+    pairs = [pair for k, pair in enumerate(pairs) if k % SOUNDNESS_EVERY == 0 or pair[0] in SOUNDNESS_FOUND]
     verified, wrong = 0, []
     for i, ex, pred in pairs:
         db = bird_generated / ex["db_id"] / f"{ex['db_id']}.sqlite"
