@@ -200,6 +200,24 @@ def test_case_and_coalesce_of_text_have_no_affinity_against_a_number_literal() -
     assert got == want == (1, 0, 0)
 
 
+def test_text_without_affinity_against_a_number_column_or_a_computed_number() -> None:
+    """MAX of a TEXT column has no affinity: against a REAL column SQLite reads it as a number first, against
+    a number computed from that column (`a + 0`, no affinity) it does not, and text sorts after numbers."""
+    text = Val("str", z3.StringVal("150"), s.FALSE, "none")
+    for a in (10.0, 200.0):
+        conn = sqlite3.connect(":memory:")
+        conn.execute("CREATE TABLE t (a REAL, h TEXT)")
+        conn.execute("INSERT INTO t VALUES (?, '150')", (a,))
+        want = conn.execute(
+            "SELECT a > (SELECT MAX(h) FROM t), a + 0 > (SELECT MAX(h) FROM t) FROM t"
+        ).fetchone()
+        conn.close()
+        column = Val("real", z3.RealVal(a), s.FALSE, "numeric")
+        computed = s.arith("+", column, s.const(0))
+        got = tuple(int(z3.is_true(z3.simplify(s.compare(">", n, text).t))) for n in (column, computed))
+        assert got == want == ((0, 0) if a < 150 else (1, 0)), a
+
+
 # ------------------------------------------------------------------ pairs on a database with dates
 
 SCHEMA = """

@@ -288,12 +288,12 @@ def _by_affinity(op: str, a: Val, b: Val, a_literal: bool, b_literal: bool) -> T
         (b, a, b_literal, a_literal, _FLIP[op]),
     ):
         if x.kind == "str" and x.affinity == "none" and not x_literal and y.numeric:
-            # A number literal has no affinity: nothing is converted, and text sorts after numbers. A
-            # number column would give the text NUMERIC affinity first: the same for text that reads as
-            # no number (a date), else refused.
-            if y_literal or x.shape in ("date", "datetime"):
-                return _text_after_number(o, x, y)
-            raise Unsupported("text of a function compared with a number that is not a constant")
+            # A number column gives the text NUMERIC affinity first: text that reads as an integer compares
+            # as that number (text that reads as no number, as a date, sorts after it). A number without
+            # affinity (a literal, arithmetic, an aggregate) converts nothing: text sorts after numbers.
+            if y.affinity == "numeric" and not y_literal and x.shape not in ("date", "datetime"):
+                return _text_with_number(o, x, y)
+            return _text_after_number(o, x, y)
     return None
 
 

@@ -89,7 +89,8 @@ def db_info(path: Path, extra_fks: tuple = (), practice: Practice = NONE) -> Any
                 and len(present) >= 2 * len(distinct)
             ):
                 domain = tuple(sorted(distinct, key=repr))
-            affinity = "numeric" if kind == "str" and _affinity(c.declared) != "TEXT" else "text"
+            # text under a number type, and every number column: what a comparison converts (symbolic.py)
+            affinity = "numeric" if kind != "str" or _affinity(c.declared) != "TEXT" else "text"
             cols.append(Column(c.name, kind, not_null, domain, affinity, shape))
         out[t.name.lower()] = (t, cols)
     return out
