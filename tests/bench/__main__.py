@@ -6,7 +6,8 @@ part), `--workspace FILE` (reuse a Spider dev × 8 workspace for the app half in
 `--official PATH` (the official evaluator's folder for the side-by-side figure), `--busy N` (N other
 processes spinning on the CPU throughout: the figures for a busy machine). `python -m tests.bench launch`
 runs the launch figures alone (`--runs N`, `--systems 8,130`); `python -m tests.bench candidates` 8
-candidates per question against the first alone (`--runs N`, `--jobs N`). See docs/benchmarks.md for what each
+candidates per question against the first alone (`--runs N`, `--jobs N`); `python -m tests.bench fragment`
+the share of BIRD dev's pairs inside the equivalence checker's fragment (`--db-dir DIR`). See docs/benchmarks.md for what each
 figure measures.
 """
 
@@ -57,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         from tests.bench import verify_bench
 
         return verify_bench.main(argv[1:])
+    if argv[:1] == ["fragment"]:  # the share of BIRD dev's pairs the equivalence checker can encode
+        from tests.bench import fragment_bench
+
+        return fragment_bench.main(argv[1:])
     if argv[:1] == ["verify-calibrate"]:  # the solver's budget units against CPU seconds on this machine
         from tests.bench import verify_calibrate
 

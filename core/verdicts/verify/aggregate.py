@@ -288,6 +288,11 @@ def aggregate(enc: Encoding, e: exp.Expression, ctx: Ctx) -> Val:
             )
             for j in range(len(vals))
         ]
+    if isinstance(e, exp.Avg) and any(v.kind == "str" for _, v in vals):
+        # AVG reads text as a number and always returns a real (functions.text_as_real: how)
+        from sqltriage.core.verdicts.verify.functions import text_as_real
+
+        vals = [(c, text_as_real(v) if v.kind == "str" else v) for c, v in vals]
     none = s.not_(s.or_(*counted))
     kinds = {v.kind for _, v in vals} - {"null"}
     if isinstance(e, exp.Count):
@@ -305,6 +310,9 @@ def aggregate(enc: Encoding, e: exp.Expression, ctx: Ctx) -> Val:
             better = s.before(v, acc) if isinstance(e, exp.Min) else s.before(acc, v)
             take = s.and_(k, s.or_(acc.null, better)) if acc.kind != "null" else k
             acc = s.ite(take, v, acc)
+        shapes = {v.shape for _, v in vals if v.kind != "null"}
+        if acc.kind == "str" and len(shapes) == 1:  # one of the values: a date when they all are
+            return Val(acc.kind, acc.v, acc.null, "none", shapes.pop())
         return acc
     if kind == "str":
         raise Unsupported(f"{type(e).__name__.upper()} of text")
@@ -338,6 +346,18 @@ def _choice(enc: Encoding, vals: list[tuple[Any, Val]], stem: str) -> Val:
     if len(kinds) > 1:
         raise Unsupported("a value chosen among text and numbers")
     v = s.fresh(kinds.pop(), enc.name(stem))
+    # A column's affinity and date shape stay with the value chosen from it (a scalar subquery has the
+    # affinity of its column in SQLite), when every row it may come from has them.
+    affinity = {w.affinity for _, w in vals if w.kind != "null"}
+    shape = {w.shape for _, w in vals if w.kind != "null"}
+    if len(affinity) == 1 or len(shape) == 1:
+        v = Val(
+            v.kind,
+            v.v,
+            v.null,
+            affinity.pop() if len(affinity) == 1 else "none",
+            shape.pop() if len(shape) == 1 else None,
+        )
     any_row = s.or_(*[c for c, _ in vals])
     enc.facts.append(s.implies(any_row, s.or_(*[s.and_(c, s.same(v, w)) for c, w in vals])))
     enc.facts.append(s.implies(s.not_(any_row), v.null))
@@ -350,7 +370,8 @@ def scalar(enc: Encoding, query: exp.Expression, ctx: Ctx) -> Val:
         raise Unsupported("scalar subquery of several columns")
     if rel.single:
         c, (v,) = rel.rows[0]
-        return s.ite(c, v, s.NULL)
+        out = s.ite(c, v, s.NULL)
+        return Val(out.kind, out.v, out.null, v.affinity, v.shape) if out.kind != "null" else out
     if rel.ranks is not None:
         vals = [(s.and_(c, r == 0), vals[0]) for (c, vals), r in zip(rel.rows, rel.ranks, strict=True)]
     else:
@@ -443,4 +464,8 @@ def _cast(v: Val, to: str) -> Val:
             s.needs_strings("CAST to text")
             digits = z3.IntToStr(z3.Abs(v.v))
             return Val("str", z3.If(v.v < 0, z3.Concat(z3.StringVal("-"), digits), digits), v.null)
+    if v.kind == "str" and ("INT" in to or any(k in to for k in ("REAL", "FLOA", "DOUB"))):
+        from sqltriage.core.verdicts.verify.functions import cast_text
+
+        return cast_text(v, to)
     raise Unsupported(f"CAST of {v.kind} AS {to}")

@@ -1,4 +1,5 @@
-"""What a proof up to N rows per table cannot see: counts and cuts that need more rows than that.
+"""What a proof up to N rows per table cannot see: counts and cuts that need more rows than that, and
+rounding on one side only.
 
 `HAVING count(*) > 10` against `HAVING count(*) >= 10` differ only on a group of ten rows. On databases of at
 most 3 rows per table neither HAVING ever holds (with keys and foreign keys, a join's group is no larger than
@@ -18,6 +19,11 @@ def beyond_bound(trees: list[Any], bound: int) -> str | None:
     """Why a proof up to `bound` rows per table says nothing about these queries, or None."""
     from sqlglot import exp
 
+    rounding = [sorted(_digits(r) for r in tree.find_all(exp.Round)) for tree in trees]
+    if any(r != rounding[0] for r in rounding[1:]):
+        # ROUND(x, 2) against x: on a few rows a ratio is a multiple of 1/2 or 1/3, which 2 digits may keep
+        # whole (50.0, 100.0); a neighbour's 1/7 is not. Rounding on one side only is never proved.
+        return f"ROUND on one side only needs values finer than {bound} rows per table give"
     for tree in trees:
         for node in tree.find_all(exp.Limit, exp.Offset):
             n = _number(node.expression)
@@ -49,6 +55,12 @@ def bound_needed(trees: list[Any]) -> int:
                 if n is not None and n >= 0 and _counts(count):
                     need = max(need, int(n) + 1)
     return need
+
+
+def _digits(node: Any) -> str:
+    """A ROUND's digits as written (`0` when none)."""
+    digits = node.args.get("decimals")
+    return "0" if digits is None else digits.sql(dialect="sqlite")
 
 
 def _counts(node: Any) -> bool:

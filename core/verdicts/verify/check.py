@@ -30,8 +30,11 @@ from sqltriage.core.verdicts.verify.solve import solve
 # asked first, pairs differing only in inner-join order, a gold's refutations reused, the bound raised for
 # counts and cuts; 4: the SMT core without relevancy, which answers some pairs that timed out before, and
 # the ties of a sort of the same rows asked once per gold; 5: budgets in z3's resource units and encoding
-# steps, each question in a context of its own).
-ENCODING_VERSION = 5
+# steps, each question in a context of its own; 6: DATE columns as ISO dates and text's affinity in
+# comparisons, which turns some `unknown` into verdicts and some comparisons of a DATE or a function's text
+# with a number from `verified` into `refuted`, STRFTIME, DATE, SUBSTR, ROUND, CTEs and the rest encoded,
+# and a proof of a pair whose ROUNDs differ never `verified`).
+ENCODING_VERSION = 6
 DEFAULT_BOUND = 2  # rows per table, raised for the counts and cuts that need more (docs/verification.md: why)
 RAISED_BOUND_MAX = 4  # the most rows per table a pair's counts and cuts raise the bound to
 DEFAULT_TIMEOUT = 0.5  # seconds per pair, as a budget of work (budget.py; docs/verification.md: why)

@@ -16,6 +16,7 @@ from typing import Any
 from sqlglot import exp
 
 import sqltriage.core.verdicts.verify.aggregate as agg
+import sqltriage.core.verdicts.verify.functions as functions
 import sqltriage.core.verdicts.verify.symbolic as s
 from sqltriage.core.verdicts.verify.budget import UNITS_PER_STEP, Allowance, OutOfBudget
 from sqltriage.core.verdicts.verify.relation import Ctx, Env, Rel, Scope, TooLarge
@@ -39,6 +40,7 @@ class Encoder:
         self.facts: list[Any] = []  # constraints on the free choices (bare columns, tie orders, …)
         self.ties: list[Any] = []  # "these two present rows tie on their ORDER BY keys", per pair
         self._names = itertools.count()
+        self.ctes: list[dict[str, tuple[exp.Expression, Env, list[str]]]] = []  # WITH scopes, innermost last
 
     def copy(self, allowance: Allowance, *, charge: bool = True) -> Encoder:
         """This encoder's state so far (its database's too), to go on from apart under another allowance:
@@ -69,6 +71,9 @@ class Encoder:
 
     def query(self, node: exp.Expression, env: Env = ()) -> Rel:
         self.tick()
+        with_ = node.args.get("with_") or node.args.get("with")
+        if with_ is not None:
+            return self._with(node, with_, env)
         if isinstance(node, exp.Subquery | exp.Paren):
             return self._modifiers(node, self.query(node.this, env))
         if isinstance(node, exp.Select):
@@ -76,6 +81,46 @@ class Encoder:
         if isinstance(node, exp.Union | exp.Intersect | exp.Except):
             return self._modifiers(node, agg.set_operation(self, node, env))
         raise Unsupported(f"query {type(node).__name__.upper()}")
+
+    def _with(self, node: exp.Expression, with_: exp.With, env: Env) -> Rel:
+        """A query under WITH: each common table expression is encoded again wherever it is read, as a
+        subquery in FROM would be (SQLite may evaluate it once per reference, each with its own choices
+        of ties and bare columns), seeing the ones named before it."""
+        if with_.args.get("recursive"):
+            raise Unsupported("WITH RECURSIVE")
+        scope: dict[str, tuple[exp.Expression, Env, list[str]]] = {}
+        self.ctes.append(scope)
+        try:
+            for cte in with_.expressions:
+                columns = [
+                    c.name.lower() for c in (cte.args["alias"].columns if cte.args.get("alias") else [])
+                ]
+                scope[cte.alias_or_name.lower()] = (cte.this, env, columns)
+            body = node.copy()
+            body.set("with_" if "with_" in node.args else "with", None)
+            return self.query(body, env)
+        finally:
+            self.ctes.pop()
+
+    def _cte(self, name: str) -> Rel | None:
+        """The rows of the common table expression `name` in scope (None: there is none of that name)."""
+        for i in range(len(self.ctes) - 1, -1, -1):
+            found = self.ctes[i].get(name)
+            if found is None:
+                continue
+            query, env, columns = found
+            saved = self.ctes
+            self.ctes = [*saved[:i], {k: v for k, v in saved[i].items() if k != name}]  # no recursion
+            try:
+                rel = self.query(query, env)
+            finally:
+                self.ctes = saved
+            if columns:
+                if len(columns) != len(rel.names):
+                    raise Unsupported(f"WITH {name} naming {len(columns)} of {len(rel.names)} columns")
+                rel = Rel(rel.rows, columns, rel.ranks, rel.single, rel.heads)
+            return rel
+        return None
 
     def _modifiers(self, node: exp.Expression, rel: Rel) -> Rel:
         """ORDER BY / LIMIT written on a set operation or a parenthesised query."""
@@ -165,6 +210,9 @@ class Encoder:
         if isinstance(node, exp.Table):
             if node.args.get("db") or node.args.get("catalog"):
                 raise Unsupported("a table of another schema")
+            rel = self._cte(node.name.lower()) if self.ctes else None
+            if rel is not None:
+                return [(c, {alias: dict(zip(rel.names, vals, strict=True))}) for c, vals in rel.rows]
             t = self.db.table(node.name)
             return [(present, {alias: dict(values)}) for present, values in t.rows]
         if isinstance(node, exp.Subquery):
@@ -260,6 +308,8 @@ class Encoder:
             return agg.function(self, e, ctx)
         if type(e) in _CMP or isinstance(e, exp.And | exp.Or | exp.Not | exp.In | exp.Like | exp.Is):
             return s.tri_value(self.cond(e, ctx))
+        if functions.handled(e):
+            return functions.function(self, e, ctx)
         raise Unsupported(_construct_name(e))
 
     def column(self, e: exp.Column, ctx: Ctx) -> Val:

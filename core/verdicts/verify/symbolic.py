@@ -10,6 +10,7 @@ UTF-8). What SQLite would need affinity rules beyond these for is refused with `
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,12 @@ class Val:
     kind: str  # "int" | "real" | "str" | "null" (the literal NULL, of no sort)
     v: Any  # z3 term (None for "null")
     null: Any  # z3 Bool
+    # SQLite's affinity of a text value, which decides how it compares with numbers (`compare`): "text"
+    # (a TEXT column; also taken for the expressions encoded before affinities were), "numeric" (text read
+    # straight from a column of NUMERIC, INTEGER or REAL affinity, as a DATE column), "none" (a function's
+    # result, as STRFTIME's). Meaningless for numbers.
+    affinity: str = "text"
+    shape: str | None = None
 
     @property
     def numeric(self) -> bool:
@@ -251,6 +258,9 @@ def _literal_as_text(x: Val) -> Val:
 def compare(op: str, a: Val, b: Val, a_literal: bool = False, b_literal: bool = False) -> Tri:
     if a.kind == "null" or b.kind == "null":
         return Tri(FALSE, FALSE)
+    by_affinity = _by_affinity(op, a, b, a_literal, b_literal)
+    if by_affinity is not None:
+        return by_affinity
     mixed = {a.kind, b.kind}
     if "str" in mixed and mixed & {"int", "real"}:
         text, text_literal = (a, a_literal) if a.kind == "str" else (b, b_literal)
@@ -264,6 +274,48 @@ def compare(op: str, a: Val, b: Val, a_literal: bool = False, b_literal: bool = 
 
 
 _FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_SQLITE_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+
+
+def _by_affinity(op: str, a: Val, b: Val, a_literal: bool, b_literal: bool) -> Tri | None:
+    """A comparison where text of NUMERIC affinity or of none takes part, as SQLite's affinity rules
+    decide it (section 4.2 of its datatype page); None: the usual rules below apply."""
+    for x, y, y_literal, o in ((a, b, b_literal, op), (b, a, a_literal, _FLIP[op])):
+        if x.kind == "str" and x.affinity == "numeric" and not (y.kind == "str" and y.affinity == "numeric"):
+            return _numeric_column_text(o, x, y, y_literal)
+    for x, y, x_literal, y_literal, o in (
+        (a, b, a_literal, b_literal, op),
+        (b, a, b_literal, a_literal, _FLIP[op]),
+    ):
+        if x.kind == "str" and x.affinity == "none" and not x_literal and y.numeric:
+            # A number column gives the text NUMERIC affinity first: text that reads as an integer compares
+            # as that number (text that reads as no number, as a date, sorts after it). A number without
+            # affinity (a literal, arithmetic, an aggregate) converts nothing: text sorts after numbers.
+            if y.affinity == "numeric" and not y_literal and x.shape not in ("date", "datetime"):
+                return _text_with_number(o, x, y)
+            return _text_after_number(o, x, y)
+    return None
+
+
+def _text_after_number(op: str, text: Val, number: Val) -> Tri:
+    """`text op number` where SQLite compares them as they are: every text sorts after every number."""
+    known = and_(not_(text.null), not_(number.null))
+    holds = TRUE if op in ("!=", ">", ">=") else FALSE
+    return Tri(and_(known, holds), and_(known, not_(holds)))
+
+
+def _numeric_column_text(op: str, x: Val, y: Val, y_literal: bool) -> Tri:
+    """Text of a NUMERIC-affinity column (never number-like: SQLite would have stored it as a number)
+    against a value without that affinity. SQLite applies NUMERIC affinity to the other side first, so a
+    number, or text that reads as one, compares as a number, after which the column's text sorts; text
+    that reads as no number compares as text. Other text that may or may not read as a number: refused."""
+    if y.numeric or (y_literal and y.kind == "str" and _SQLITE_NUMBER.fullmatch(text_of(y))):
+        return _text_after_number(op, x, y)
+    if y.kind == "str" and y.shape == "digits":
+        return _text_after_number(op, x, y)
+    if y.kind == "str" and (y_literal or y.shape in ("date", "datetime")):
+        return compare(op, Val("str", x.v, x.null), Val("str", y.v, y.null), False, y_literal)
+    raise Unsupported("a DATE (NUMERIC affinity) column compared with text that may read as a number")
 
 
 def _text_with_number(op: str, a: Val, b: Val) -> Tri:
@@ -321,10 +373,12 @@ def before(a: Val, b: Val) -> Any:
 def arith(op: str, a: Val, b: Val) -> Val:
     if a.kind == "null" or b.kind == "null":
         return NULL
+    if op != "||":  # text of digits alone (STRFTIME('%Y', …)) reads as that integer in arithmetic
+        a, b = _digits_as_int(a), _digits_as_int(b)
     if not (a.numeric and b.numeric):
         if op == "||" and a.kind == "str" and b.kind == "str":
             needs_strings("||")
-            return Val("str", z3.Concat(a.v, b.v), or_(a.null, b.null))
+            return Val("str", z3.Concat(a.v, b.v), or_(a.null, b.null), "none")  # no affinity, as in SQLite
         raise Unsupported(f"arithmetic {op} on text")
     null = or_(a.null, b.null)
     kind = "int" if a.kind == b.kind == "int" else "real"
@@ -348,6 +402,13 @@ def arith(op: str, a: Val, b: Val) -> Val:
             return Val("int", q, or_(null, zero))
         return Val("int", z3.If(zero, 0, x - y * q), or_(null, zero))
     raise Unsupported(f"operator {op}")
+
+
+def _digits_as_int(a: Val) -> Val:
+    if a.kind != "str" or a.shape != "digits":
+        return a
+    needs_strings("arithmetic on text")
+    return Val("int", z3.StrToInt(a.v), a.null)
 
 
 def negate(a: Val) -> Val:
@@ -374,18 +435,21 @@ def truthy(a: Val) -> Tri:
 
 
 def ite(c: Any, a: Val, b: Val) -> Val:
-    """`c ? a : b` over values of one sort (numbers are widened, NULL takes the other's sort)."""
+    """`c ? a : b` over values of one sort (numbers are widened, NULL takes the other's sort). Text of a
+    CASE, COALESCE, MIN or MAX has no affinity in SQLite (`CASE … THEN s END = 2010` is false for the text
+    '2010'); a date stays a date when both sides are."""
     if a.kind == "null" and b.kind == "null":
         return NULL
     if a.kind == "null":
-        return Val(b.kind, b.v, or_(c, b.null))
+        return Val(b.kind, b.v, or_(c, b.null), "none", b.shape)
     if b.kind == "null":
-        return Val(a.kind, a.v, or_(not_(c), a.null))
+        return Val(a.kind, a.v, or_(not_(c), a.null), "none", a.shape)
     if a.kind != b.kind:
         if not (a.numeric and b.numeric):
             raise Unsupported("CASE mixing text and numbers")
         return Val("real", z3.If(c, _real(a), _real(b)), z3.If(c, a.null, b.null))
-    return Val(a.kind, z3.If(c, a.v, b.v), z3.If(c, a.null, b.null))
+    shape = a.shape if a.shape == b.shape else None
+    return Val(a.kind, z3.If(c, a.v, b.v), z3.If(c, a.null, b.null), "none", shape)
 
 
 def widened(a: Val) -> Any:
