@@ -114,8 +114,12 @@ def suggest_causes(
                 error = generated.pred.error
             found = localise(found, generated)
     elsewhere = _column_elsewhere(error, schema, p) if p.ok else None
-    if elsewhere is not None:  # the right attribute, read without its table: NL2SQL-Bugs' missing table
-        found = [*found, Suggestion("Table: missing", elsewhere, 0.9)]
+    if elsewhere is not None:
+        # a column read from a table that lacks it: the guide's attribute error, and the table it needs
+        # (NL2SQL-Bugs' missing table) unless the parses show that table replaced by another
+        found = [*found, Suggestion("Attribute: mismatch", elsewhere, 0.9)]
+        if not any(s.tag == "Table: mismatch" and s.confidence >= GATE for s in found):
+            found.append(Suggestion("Table: missing", elsewhere, 0.9))
     # a set operator removes duplicates: with one only on one side, duplicates say nothing about DISTINCT
     dedup_differs = g.ok and p.ok and set(g.set_ops) != set(p.set_ops)
     out = combine(

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from sqlglot import exp
 
 from sqltriage.core.model import Schema
+from sqltriage.core.suggest.column_tables import column_table_findings
 from sqltriage.core.suggest.equivalence import same_filters
 from sqltriage.core.suggest.exec_signals import ARITHMETIC_FUNCTIONS
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
@@ -42,6 +43,7 @@ def tree_findings(
         out += rule(gold, pred)
     out += _conditions(gold, pred, evidence or "")
     out += weak_category_findings(gold, pred, schema)
+    out += column_table_findings(gold, pred, schema)
     return out
 
 

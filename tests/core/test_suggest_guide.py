@@ -1,0 +1,102 @@
+"""The rules the labelling guide (docs/suggestions.md, "Labelling guide") implies, each on its doc example:
+real sqlglot parses, and real SQLite where the prediction's error or results decide."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sqltriage.core.model import Column, Schema, Table
+from sqltriage.core.suggest import Suggestion, suggest_causes
+from sqltriage.core.verdicts.execution import execute
+from sqltriage.core.verdicts.pair_run import execution_outcomes
+
+SCHOOLS = Schema(
+    "schools",
+    (
+        Table("satscores", (Column("cds"), Column("AvgScrMath"))),
+        Table("schools", (Column("CDSCode"), Column("County"))),
+    ),
+)
+CARS = Schema(
+    "cars",
+    (
+        Table("car_names", (Column("MakeId"), Column("Model"))),
+        Table("model_list", (Column("ModelId"), Column("Model"))),
+    ),
+)
+
+
+def _tags(found: list[Suggestion]) -> list[str]:
+    return [s.tag for s in found]
+
+
+def _run(db: Path, gold: str, pred: str, schema: Schema | None = None) -> list[Suggestion]:
+    """The row as an evaluation runs it on its database."""
+    g, p = execute(db, gold), execute(db, pred)
+    ex = execution_outcomes(g, p, gold)["ex_spider"] if g.ok else None
+    return suggest_causes(
+        gold, pred, schema=schema, gold_result=g, pred_result=p, ex=ex, error=p.error, ex_mode="spider"
+    )
+
+
+@pytest.fixture
+def schools_db(tmp_path: Path) -> Path:
+    path = tmp_path / "schools.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE satscores (cds TEXT, AvgScrMath INTEGER);"
+            "CREATE TABLE schools (CDSCode TEXT, County TEXT);"
+            "INSERT INTO satscores VALUES ('1', 400), ('2', 600);"
+            "INSERT INTO schools VALUES ('1', 'Alameda'), ('2', 'Fresno');"
+        )
+    return path
+
+
+# --- 1. a column read from a table that lacks it: the attribute beside the table -------------------------
+
+
+def test_a_column_read_from_a_table_without_it_is_an_attribute_and_a_missing_table() -> None:
+    """Guide: "attribute added beside the table tag" (`County` read from satscores, schools never joined)."""
+    found = suggest_causes(
+        "SELECT T2.County FROM satscores AS T1 JOIN schools AS T2 ON T1.cds = T2.CDSCode ORDER BY T1.AvgScrMath LIMIT 1",
+        "SELECT County FROM satscores ORDER BY AvgScrMath LIMIT 1",
+        schema=SCHOOLS,
+        ex=0,
+    )
+    assert {"Attribute: mismatch", "Table: missing"} <= set(_tags(found[:3]))
+
+
+def test_the_error_no_such_column_names_the_attribute_and_the_table(schools_db: Path) -> None:
+    found = _run(
+        schools_db,
+        "SELECT T2.County FROM satscores AS T1 JOIN schools AS T2 ON T1.cds = T2.CDSCode WHERE T1.AvgScrMath > 500",
+        "SELECT County FROM satscores WHERE AvgScrMath > 500",
+        SCHOOLS,
+    )
+    assert set(_tags(found[:2])) == {"Attribute: mismatch", "Table: missing"}
+    assert all("schools" in s.reason for s in found[:2])
+
+
+def test_a_same_named_column_of_a_replacing_table_is_both_tags() -> None:
+    """Guide: `Model` of model_list for `Model` of car_names is "Table: mismatch" and "Attribute: mismatch"."""
+    found = suggest_causes(
+        "SELECT Model FROM car_names GROUP BY Model ORDER BY count(*) DESC LIMIT 1",
+        "SELECT Model FROM model_list GROUP BY Model ORDER BY count(*) DESC LIMIT 1",
+        schema=CARS,
+        ex=0,
+    )
+    assert {"Table: mismatch", "Attribute: mismatch"} <= set(_tags(found[:3]))
+    assert "Table: missing" not in _tags(found)
+
+
+def test_a_column_the_table_has_is_not_misplaced() -> None:
+    found = suggest_causes(
+        "SELECT County FROM schools WHERE CDSCode = '1'",
+        "SELECT County FROM schools WHERE CDSCode = '2'",
+        schema=SCHOOLS,
+        ex=0,
+    )
+    assert _tags(found) == ["Value: mismatch"]
