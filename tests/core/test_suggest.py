@@ -370,10 +370,10 @@ AMONG_FIRST = [
         "SELECT School, avg(AvgScrRead), avg(AvgScrWrite) FROM s GROUP BY School",
         "Attribute: redundant",
     ),
-    (  # the same column, read from the other of the two tables both queries join
+    (  # the same column, read from the other of the two tables both queries join: the column's error
         "SELECT c.url FROM circuits AS c JOIN races AS r ON r.cid = c.cid WHERE c.name = 'Monza'",
         "SELECT r.url FROM races AS r JOIN circuits AS c ON r.cid = c.cid WHERE c.name = 'Monza'",
-        "Table: mismatch",
+        "Attribute: mismatch",
     ),
     (  # a nested query lost its grouping
         "SELECT id FROM c WHERE id IN (SELECT cid FROM o GROUP BY cid HAVING count(*) > 2) GROUP BY id",

@@ -100,3 +100,16 @@ def test_a_column_the_table_has_is_not_misplaced() -> None:
         ex=0,
     )
     assert _tags(found) == ["Value: mismatch"]
+
+
+# --- 2. the same column from the other of two joined tables: the attribute alone --------------------------
+
+
+def test_the_same_column_from_the_other_joined_table_is_the_attribute_alone() -> None:
+    """Guide: `races.url` for `circuits.url`, both tables read: "Attribute: mismatch", not "Table: mismatch"."""
+    found = suggest_causes(
+        "SELECT c.url FROM circuits AS c JOIN races AS r ON r.cid = c.cid WHERE c.name = 'Monza'",
+        "SELECT r.url FROM races AS r JOIN circuits AS c ON r.cid = c.cid WHERE c.name = 'Monza'",
+        ex=0,
+    )
+    assert _tags(found) == ["Attribute: mismatch"]
