@@ -18,6 +18,7 @@ from sqltriage.core.sql.parse import ParsedQuery
 from sqltriage.core.suggest.evidence import Evidence, localise, schema_evidence, witness_evidence
 from sqltriage.core.suggest.exec_signals import exec_signals
 from sqltriage.core.suggest.facts import QueryFacts, query_facts
+from sqltriage.core.suggest.link_columns import link_error
 from sqltriage.core.suggest.rules import WEAK, combine
 from sqltriage.core.suggest.semantics import respecting
 from sqltriage.core.suggest.suggestion import (
@@ -113,7 +114,15 @@ def suggest_causes(
             if generated.pred is not None and not generated.pred.ok and error is None:
                 error = generated.pred.error
             found = localise(found, generated)
+    linked = link_error(error, p) if p.ok else None
     elsewhere = _column_elsewhere(error, schema, p) if p.ok else None
+    if linked is not None:
+        # a lookup's link column SQLite does not find: the guide's join condition, and the table that has
+        # the column when the prediction never reads it
+        found = [*found, linked]
+        if elsewhere is not None:
+            found.append(Suggestion("Table: missing", elsewhere, 0.85))
+        error = elsewhere = None
     if elsewhere is not None:
         # a column read from a table that lacks it: the guide's attribute error, and the table it needs
         # (NL2SQL-Bugs' missing table) unless the parses show that table replaced by another

@@ -12,12 +12,15 @@ already name the table; these rules name the column:
 - gold reads a column from a table only gold reads, the prediction the same-named column from a table
   only it reads (`Model` of `model_list` for `Model` of `car_names`): "Attribute: mismatch" beside the
   table rule's "Table: mismatch" (the guide's convention for a same-named column of a replacing table).
+
+A lookup's link column read where it is not is a join condition instead (`link_columns.py`).
 """
 
 from __future__ import annotations
 
 from sqltriage.core.model import Schema
 from sqltriage.core.suggest.facts import QueryFacts
+from sqltriage.core.suggest.link_columns import link_column_names
 from sqltriage.core.suggest.suggestion import Suggestion
 
 _COLUMNS: dict[int, tuple[Schema, dict[str, frozenset[str]]]] = {}
@@ -54,6 +57,9 @@ def _read_where_absent(g: QueryFacts, p: QueryFacts, schema: Schema | None) -> l
             if not owners:
                 continue  # a column no table has (misspelled, or an alias): the error says it when run
             why = f"the prediction reads {column} from {table}, which has no such column ({', '.join(owners)} has it)"
+            selected = any(column in x.columns for x in p.select)  # (returned too: a wrong attribute)
+            if column in link_column_names(p) and not selected:  # a lookup's link column: join condition
+                return [Suggestion("Table: join condition", f"{why}, to link its lookup", 0.85)]
             out = [Suggestion("Attribute: mismatch", why, 0.85)]
             replacing = set(p.tables) - set(g.tables)
             if not any(t in p.tables for t in owners) and not replacing:

@@ -20,6 +20,7 @@ from sqltriage.core.suggest.column_tables import column_table_findings
 from sqltriage.core.suggest.equivalence import same_filters
 from sqltriage.core.suggest.exec_signals import ARITHMETIC_FUNCTIONS
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
+from sqltriage.core.suggest.link_columns import other_link_findings
 from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import Suggestion
 from sqltriage.core.suggest.values import core_text, in_evidence, same_but_form
@@ -44,6 +45,7 @@ def tree_findings(
     out += _conditions(gold, pred, evidence or "")
     out += weak_category_findings(gold, pred, schema)
     out += column_table_findings(gold, pred, schema)
+    out += other_link_findings(gold, pred)
     return out
 
 

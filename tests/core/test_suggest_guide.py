@@ -113,3 +113,83 @@ def test_the_same_column_from_the_other_joined_table_is_the_attribute_alone() ->
         ex=0,
     )
     assert _tags(found) == ["Attribute: mismatch"]
+
+
+# --- 3. a lookup's link column: the join condition ---------------------------------------------------------
+
+FRIENDS = Schema(
+    "school",
+    (
+        Table("highschooler", (Column("id"), Column("grade"))),
+        Table("friend", (Column("student_id"), Column("friend_id"))),
+    ),
+)
+
+
+@pytest.fixture
+def bank_db(tmp_path: Path) -> Path:
+    path = tmp_path / "bank.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE disp (disp_id INTEGER, account_id INTEGER, type TEXT);"
+            "CREATE TABLE account (account_id INTEGER, district_id INTEGER);"
+            "CREATE TABLE district (district_id INTEGER, A11 INTEGER);"
+            "INSERT INTO disp VALUES (1, 1, 'OWNER'), (2, 2, 'DISPONENT');"
+            "INSERT INTO account VALUES (1, 1), (2, 2);"
+            "INSERT INTO district VALUES (1, 8500), (2, 9500);"
+        )
+    return path
+
+
+def test_no_such_column_on_a_link_column_is_a_join_condition(bank_db: Path) -> None:
+    """Guide: `district_id IN (SELECT district_id …)` on disp, which has no district_id, is "Table: join
+    condition", not "Attribute: mismatch"."""
+    found = _run(
+        bank_db,
+        "SELECT T3.type FROM district AS T1 JOIN account AS T2 ON T1.district_id = T2.district_id "
+        "JOIN disp AS T3 ON T2.account_id = T3.account_id WHERE T1.A11 BETWEEN 8000 AND 9000",
+        "SELECT type FROM disp WHERE district_id IN (SELECT district_id FROM district WHERE A11 BETWEEN 8000 AND 9000)",
+    )
+    assert found[0].tag == "Table: join condition" and "no such column" in found[0].reason
+    assert "Attribute: mismatch" not in _tags(found)
+
+
+def test_a_returned_column_missing_from_its_table_stays_an_attribute(bank_db: Path) -> None:
+    found = _run(
+        bank_db,
+        "SELECT T2.district_id FROM disp AS T1 JOIN account AS T2 ON T1.account_id = T2.account_id",
+        "SELECT district_id FROM disp WHERE NOT district_id IN (SELECT district_id FROM district)",
+    )
+    assert found[0].tag == "Attribute: mismatch"
+
+
+def test_a_link_column_the_table_lacks_is_a_join_condition_though_sqlite_reads_it_from_outside() -> None:
+    """`id IN (SELECT id FROM friend)`: friend has no id, SQLite takes the outer one and does not fail."""
+    found = suggest_causes(
+        "SELECT avg(grade) FROM highschooler WHERE id IN (SELECT student_id FROM friend)",
+        "SELECT avg(grade) FROM highschooler WHERE id IN (SELECT id FROM friend)",
+        schema=FRIENDS,
+        ex=0,
+    )
+    assert _tags(found) == ["Table: join condition"]
+
+
+def test_a_lookup_linking_the_tables_on_other_columns_is_a_join_condition() -> None:
+    """Guide: `id NOT IN (SELECT id FROM cartoon …)` where gold links the channel's id with `channel`."""
+    found = suggest_causes(
+        "SELECT package_option FROM tv_channel WHERE id NOT IN (SELECT channel FROM cartoon WHERE directed_by = 'Ben Jones')",
+        "SELECT package_option FROM tv_channel WHERE NOT id IN (SELECT id FROM cartoon WHERE directed_by = 'Ben Jones')",
+        ex=0,
+    )
+    assert _tags(found) == ["Table: join condition"]
+
+
+def test_a_lookup_on_a_column_named_alike_in_both_tables_is_a_link() -> None:
+    found = suggest_causes(
+        "SELECT T2.overall_rating FROM player AS T1 JOIN player_attributes AS T2 "
+        "ON T1.player_fifa_api_id = T2.player_fifa_api_id WHERE T1.player_name = 'A'",
+        "SELECT overall_rating FROM player_attributes WHERE player_api_id = "
+        "(SELECT player_api_id FROM player WHERE player_name = 'A')",
+        ex=0,
+    )
+    assert "Table: join condition" not in _tags(found)
