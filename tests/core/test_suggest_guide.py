@@ -193,3 +193,54 @@ def test_a_lookup_on_a_column_named_alike_in_both_tables_is_a_link() -> None:
         ex=0,
     )
     assert "Table: join condition" not in _tags(found)
+
+
+# --- 4. one cause per difference ---------------------------------------------------------------------------
+
+ONE_CAUSE = [
+    # (gold, prediction, the tags, in order): the guide's examples of a replaced condition
+    (  # column and value replaced: one condition mismatch, not a missing and a redundant one
+        "SELECT name FROM t WHERE country = 'France'",
+        "SELECT name FROM t WHERE city = 'Paris'",
+        ["Condition: explicit mismatch"],
+    ),
+    (  # column replaced and the value in another case: two parts
+        "SELECT count(*) FROM makers AS T1 JOIN countries AS T2 ON T1.country = T2.id WHERE T2.CountryName = 'france'",
+        "SELECT count(*) FROM makers AS T1 JOIN countries AS T2 ON T1.country = T2.id WHERE T1.Country = 'France'",
+        ["Condition: explicit mismatch"],
+    ),
+    (  # operator and value replaced
+        "SELECT count(*) FROM cards WHERE hand = '3'",
+        "SELECT count(*) FROM cards WHERE hand LIKE '+%'",
+        ["Condition: explicit mismatch"],
+    ),
+    (  # one part: the column
+        "SELECT a FROM t WHERE name = 'Ann'",
+        "SELECT a FROM t WHERE title = 'Ann'",
+        ["Attribute: mismatch"],
+    ),
+    (  # one part: the operator
+        "SELECT a FROM t WHERE n > 5",
+        "SELECT a FROM t WHERE n < 5",
+        ["Operator: comparison"],
+    ),
+    (  # the value in another form, the operator following it: the form first, the operator after it
+        "SELECT d FROM lap WHERE time LIKE '1:27%'",
+        "SELECT d FROM lap WHERE time = '0:01:27'",
+        ["Value: data format", "Operator: comparison"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("gold", "pred", "tags"), ONE_CAUSE)
+def test_a_replaced_condition_is_one_cause(gold: str, pred: str, tags: list[str]) -> None:
+    assert _tags(suggest_causes(gold, pred, ex=0)) == tags
+
+
+def test_between_against_strict_bounds_is_one_doubtful_operator_not_a_redundant_bound() -> None:
+    found = suggest_causes(
+        "SELECT count(*) FROM district WHERE A11 BETWEEN 6000 AND 10000",
+        "SELECT count(*) FROM district WHERE A11 > 6000 AND A11 < 10000",
+        ex=0,
+    )
+    assert found == []  # (doubtful: the two differ only on a row holding a bound)
