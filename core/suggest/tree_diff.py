@@ -492,7 +492,12 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
     elif {c.kind, x.kind} == {"str", "num"} and c.value == x.value:
         out.append(Suggestion("Value: data format", Reason("{} (text vs number)", what), 0.55))
     elif c.kind in ("str", "num") and x.kind in ("str", "num") and same_but_form(c, x):
-        out.append(Suggestion("Value: data format", what, 0.7))
+        if in_evidence(c.value, evidence) and not in_evidence(x.value, evidence):  # the stored form, stated
+            out.append(
+                Suggestion("Value: data format", Reason("{} (the evidence states gold's form)", what), 0.85)
+            )
+        else:
+            out.append(Suggestion("Value: data format", what, 0.7))
     elif c.kind in ("str", "num") and x.kind in ("str", "num"):
         conf = 0.9 if in_evidence(c.value, evidence) and not in_evidence(x.value, evidence) else 0.75
         reason = Reason("{} (the evidence states gold's value)", what) if conf > 0.8 else what

@@ -197,10 +197,16 @@ def test_a_table_joined_through_its_key_only_filters() -> None:
 
 
 def test_evidence_raises_confidence_in_the_stated_value() -> None:
-    gold, pred = "SELECT a FROM t WHERE s = 'SVK'", "SELECT a FROM t WHERE s = 'Slovakia'"
+    gold, pred = "SELECT a FROM t WHERE s = 'SVK'", "SELECT a FROM t WHERE s = 'CZE'"
     plain = suggest_causes(gold, pred)[0]
     told = suggest_causes(gold, pred, evidence="Slovakian stations refers to Country = 'SVK'")[0]
     assert plain.tag == told.tag == "Value: mismatch"
+    assert told.confidence > plain.confidence and "evidence" in told.reason
+    # the word for the stated code is the same value in another form (the labelling guide)
+    word = "SELECT a FROM t WHERE s = 'Slovakia'"
+    plain = suggest_causes(gold, word)[0]
+    told = suggest_causes(gold, word, evidence="Slovakian stations refers to Country = 'SVK'")[0]
+    assert plain.tag == told.tag == "Value: data format"
     assert told.confidence > plain.confidence and "evidence" in told.reason
 
 

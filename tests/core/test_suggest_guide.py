@@ -244,3 +244,28 @@ def test_between_against_strict_bounds_is_one_doubtful_operator_not_a_redundant_
         ex=0,
     )
     assert found == []  # (doubtful: the two differ only on a row holding a bound)
+
+
+# --- 5. a word for its stored code ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("gold_value", "pred_value"), [("EUR", "euro"), ("SVK", "Slovakia"), ("IN", "Indiana")]
+)
+def test_a_word_for_its_stored_code_is_data_format(gold_value: str, pred_value: str) -> None:
+    found = suggest_causes(
+        f"SELECT count(*) FROM customers WHERE currency = '{gold_value}'",
+        f"SELECT count(*) FROM customers WHERE currency = '{pred_value}'",
+        ex=0,
+    )
+    assert _tags(found) == ["Value: data format"]
+
+
+@pytest.mark.parametrize(("gold_value", "pred_value"), [("EUR", "CZK"), ("SME", "Small"), ("USA", "Canada")])
+def test_another_code_or_word_stays_a_value_mismatch(gold_value: str, pred_value: str) -> None:
+    found = suggest_causes(
+        f"SELECT count(*) FROM customers WHERE currency = '{gold_value}'",
+        f"SELECT count(*) FROM customers WHERE currency = '{pred_value}'",
+        ex=0,
+    )
+    assert _tags(found) == ["Value: mismatch"]
