@@ -532,7 +532,10 @@ def _nested_tables(node: exp.Expression) -> set[str]:
 
 
 def _same_test(c: Conjunct, x: Conjunct) -> bool:
-    """`n >= 2` is `n > 1` on whole numbers; `LIKE 'korea'` (no wildcard) is `= 'Korea'` up to case."""
+    """`n >= 2` is `n > 1` on whole numbers; `1000.00` is `1000` (SQLite compares numbers as numbers);
+    `LIKE 'korea'` (no wildcard) is `= 'Korea'` up to case."""
+    if c.kind == x.kind == "num" and c.op == x.op and _number(c.value) == _number(x.value) is not None:
+        return True
     if c.kind == x.kind == "num" and c.value.lstrip("-").isdigit() and x.value.lstrip("-").isdigit():
         a, b = int(c.value), int(x.value)
         ops = {c.op: a, x.op: b}
@@ -541,6 +544,13 @@ def _same_test(c: Conjunct, x: Conjunct) -> bool:
                 return True
     like = {c.op, x.op} == {"like", "="} and not any(ch in c.value + x.value for ch in "%_")
     return like and c.value.lower() == x.value.lower()
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def _logical(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:

@@ -121,6 +121,7 @@ EQUIVALENT = [
         "SELECT town FROM teacher GROUP BY town HAVING count(*) > 1",
     ),
     ("SELECT d FROM p WHERE txt LIKE 'korea'", "SELECT d FROM p WHERE txt = 'Korea'"),
+    ("SELECT count(*) FROM y WHERE consumption > 1000.00", "SELECT count(*) FROM y WHERE consumption > 1000"),
     (
         "SELECT a FROM f WHERE src = 'APG' INTERSECT SELECT a FROM f WHERE src = 'CVO'",
         "SELECT a FROM f WHERE a IN (SELECT a FROM f WHERE src = 'APG') AND a IN (SELECT a FROM f WHERE src = 'CVO')",
