@@ -18,6 +18,7 @@ from sqltriage.core.sql.parse import ParsedQuery
 from sqltriage.core.suggest.evidence import Evidence, localise, schema_evidence, witness_evidence
 from sqltriage.core.suggest.exec_signals import exec_signals
 from sqltriage.core.suggest.facts import QueryFacts, query_facts
+from sqltriage.core.suggest.gold_wrong import gold_value_wrong
 from sqltriage.core.suggest.link_columns import link_error
 from sqltriage.core.suggest.rules import WEAK, combine
 from sqltriage.core.suggest.semantics import respecting
@@ -114,6 +115,10 @@ def suggest_causes(
             if generated.pred is not None and not generated.pred.ok and error is None:
                 error = generated.pred.error
             found = localise(found, generated)
+    if basis == EXECUTION and ex == 0 and g.ok and p.ok:
+        wrong = gold_value_wrong(found, signals, g, p, gold_result)
+        if wrong is not None:  # the prediction wrote the stored form: gold's error, nothing of its own
+            return [Suggestion(wrong.tag, _shown(str(wrong.reason), basis), wrong.confidence, basis)]
     linked = link_error(error, p) if p.ok else None
     elsewhere = _column_elsewhere(error, schema, p) if p.ok else None
     if linked is not None:

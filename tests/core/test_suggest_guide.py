@@ -269,3 +269,43 @@ def test_another_code_or_word_stays_a_value_mismatch(gold_value: str, pred_value
         ex=0,
     )
     assert _tags(found) == ["Value: mismatch"]
+
+
+# --- 6. gold judged wrong: a difference that only follows gold's error ------------------------------------
+
+
+@pytest.fixture
+def world_db(tmp_path: Path) -> Path:
+    path = tmp_path / "world.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE country (name TEXT, continent TEXT, population INTEGER);"
+            "INSERT INTO country VALUES ('Canada', 'North America', 38), ('Mexico', 'North America', 126),"
+            " ('Peru', 'South America', 33), ('Chad', 'africa', 17);"
+        )
+    return path
+
+
+def test_gold_lower_case_value_that_matches_nothing_is_gold_wrong(world_db: Path) -> None:
+    """Spider's gold writes "north america"; the data stores 'North America', which the prediction wrote."""
+    found = _run(
+        world_db,
+        "SELECT sum(population), avg(population) FROM country WHERE continent = 'north america'",
+        "SELECT sum(population), avg(population) FROM country WHERE continent = 'North America'",
+    )
+    assert _tags(found) == ["Evaluation: gold SQL wrong"]
+    excluded = _run(
+        world_db,
+        "SELECT name FROM country WHERE continent != 'north america'",
+        "SELECT name FROM country WHERE continent != 'North America'",
+    )
+    assert _tags(excluded) == ["Evaluation: gold SQL wrong"]
+
+
+def test_a_lower_case_value_the_data_holds_stays_the_predictions_data_format(world_db: Path) -> None:
+    found = _run(
+        world_db,
+        "SELECT name FROM country WHERE continent = 'africa'",
+        "SELECT name FROM country WHERE continent = 'Africa'",
+    )
+    assert _tags(found) == ["Value: data format"]
