@@ -21,7 +21,7 @@ from sqltriage.core.suggest.equivalence import same_filters
 from sqltriage.core.suggest.exec_signals import ARITHMETIC_FUNCTIONS
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
 from sqltriage.core.suggest.link_columns import other_link_findings
-from sqltriage.core.suggest.one_cause import REPLACED, condition_tag, replaced_parts
+from sqltriage.core.suggest.one_cause import REPLACED, compound_part, condition_tag, replaced_parts
 from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import Suggestion
 from sqltriage.core.suggest.values import core_text, in_evidence, same_but_form
@@ -369,6 +369,12 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         if "date/time" in c.functions & x.functions and _base_columns(c) == _base_columns(x):
             why = Reason("{}: the same date read through another function", _tests(c, x))
             out.append(Suggestion("Function: date/time", why, 0.65))
+            continue
+        part = compound_part(c, x)
+        if part is not None:  # one comparison inside a compound condition differs in one part
+            out.append(
+                Suggestion(part, Reason("{} (one part of one comparison differs)", _tests(c, x)), 0.75)
+            )
             continue
         # two nested lookups, or one entity named through another column ('Silverstone Circuit' by name,
         # 'silverstone' by reference), are as often the same filter as not: below the gate

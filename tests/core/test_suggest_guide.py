@@ -224,6 +224,11 @@ ONE_CAUSE = [
         "SELECT a FROM t WHERE n < 5",
         ["Operator: comparison"],
     ),
+    (  # one comparison of a compound condition, one part: that part
+        "SELECT id FROM customers WHERE NOT (first_name = 'Dameon' AND last_name = 'Sanford')",
+        "SELECT id FROM customers WHERE NOT (first_name <> 'Dameon' AND last_name = 'Sanford')",
+        ["Operator: comparison"],
+    ),
     (  # the value in another form, the operator following it: the form first, the operator after it
         "SELECT d FROM lap WHERE time LIKE '1:27%'",
         "SELECT d FROM lap WHERE time = '0:01:27'",
