@@ -565,8 +565,7 @@ def _tests_left_joined(node: exp.Expression, left_joined: set[str]) -> bool:
 
 
 def _link_pair(node: exp.Expression, scope: dict[str, str | None]) -> tuple[str, str] | None:
-    """("table.x", "table.y") for `x IN (SELECT y …)`, `x NOT IN (…)`, `x = (SELECT y …)`: the pair the lookup
-    links, as a join's ON pair would name it."""
+    """("table.x", "table.y") for `x IN / NOT IN / = (SELECT y …)`: the pair the lookup links, as ON would."""
     while isinstance(node, (exp.Not, exp.Paren)):
         node = node.this
     outer, sub = node.this, node.find(exp.Select)

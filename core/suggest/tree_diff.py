@@ -21,7 +21,16 @@ from sqltriage.core.suggest.equivalence import same_filters
 from sqltriage.core.suggest.exec_signals import ARITHMETIC_FUNCTIONS
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
 from sqltriage.core.suggest.link_columns import other_link_findings
-from sqltriage.core.suggest.one_cause import REPLACED, compound_part, condition_tag, replaced_parts
+from sqltriage.core.suggest.one_cause import (
+    REPLACED,
+    between_bounds,
+    compound_part,
+    condition_tag,
+    replaced_parts,
+    same_test,
+)
+from sqltriage.core.suggest.one_cause import subject as _subject
+from sqltriage.core.suggest.one_cause import tests as _tests
 from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import Suggestion
 from sqltriage.core.suggest.values import core_text, in_evidence, same_but_form
@@ -276,11 +285,6 @@ def _kept(c: Conjunct, other: QueryFacts) -> bool:
     return not (c.pick and c.op == "=" and other.aggregates[c.pick] > 0)
 
 
-def _subject(c: Conjunct) -> str:
-    """What a condition tests, with COUNT(x) / COUNT(DISTINCT x) read as COUNT(*) (DISTINCT has its rule)."""
-    return "count(*)" if c.column.startswith("count(") else c.column
-
-
 def _unique(conjuncts: list[Conjunct], gold_keys: Counter[tuple[str, str, str]]) -> list[Conjunct]:
     """The prediction repeating one of gold's filters in more nested lookups than gold adds no filter: the
     extra copies are dropped. (Gold's copies all count: one the prediction lacks leaves a scope unfiltered.)"""
@@ -333,7 +337,7 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
             continue
         gold_left.remove(c)
         pred_left.remove(match)
-        ranged = _between_bounds(c, match, gold_left, pred_left)
+        ranged = between_bounds(c, match, gold_left, pred_left)
         if ranged is not None:
             out += ranged
             continue
@@ -404,36 +408,6 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
     return out
 
 
-_BOUNDS = (">", ">=", "<", "<=")
-
-
-def _between_bounds(
-    c: Conjunct, x: Conjunct, gold_left: list[Conjunct], pred_left: list[Conjunct]
-) -> list[Suggestion] | None:
-    """`v BETWEEN a AND b` on one side, `v > a AND v < b` (a strict bound among them) on the other: one
-    condition whose operator differs (BETWEEN keeps its bounds), not a value and a redundant bound. The
-    other bound is taken out of what is left to compare. Doubtful (under the gate): the two differ only on
-    rows holding a bound itself, which the labelled rows never weighed as the error."""
-    if c.op == "between" and x.op in _BOUNDS:
-        between, bound, rest = c, x, pred_left
-    elif x.op == "between" and c.op in _BOUNDS:
-        between, bound, rest = x, c, gold_left
-    else:
-        return None
-    if ".." not in between.value:
-        return None
-    ends = set(between.value.split("..", 1))
-    other = next((y for y in rest if _subject(y) == _subject(between) and y.op in _BOUNDS), None)
-    if other is None or {bound.value, other.value} != ends:
-        return None
-    rest.remove(other)
-    return [Suggestion("Operator: comparison", Reason("{} (BETWEEN keeps its bounds)", _tests(c, x)), 0.45)]
-
-
-def _tests(c: Conjunct, x: Conjunct) -> Reason:
-    return Reason("gold tests {}, the prediction {}", c.node, x.node)
-
-
 def _nodes(items: list[SelectItem]) -> tuple[exp.Expression, ...]:
     return tuple(x.node for x in items)
 
@@ -467,7 +441,7 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         return [Suggestion("Subquery: mismatch", why, 0.7)]
     out: list[Suggestion] = []
     same_value = c.value == x.value
-    if _same_test(c, x):
+    if same_test(c, x):
         return []
     if (
         c.op != x.op
@@ -535,28 +509,6 @@ def _in_nested_query(node: exp.Expression) -> bool:
 def _nested_tables(node: exp.Expression) -> set[str]:
     select = node.find(exp.Select)
     return {t.name.lower() for t in select.find_all(exp.Table)} if select is not None else set()
-
-
-def _same_test(c: Conjunct, x: Conjunct) -> bool:
-    """`n >= 2` is `n > 1` on whole numbers; `1000.00` is `1000` (SQLite compares numbers as numbers);
-    `LIKE 'korea'` (no wildcard) is `= 'Korea'` up to case."""
-    if c.kind == x.kind == "num" and c.op == x.op and _number(c.value) == _number(x.value) is not None:
-        return True
-    if c.kind == x.kind == "num" and c.value.lstrip("-").isdigit() and x.value.lstrip("-").isdigit():
-        a, b = int(c.value), int(x.value)
-        ops = {c.op: a, x.op: b}
-        for strict, loose, step in ((">", ">=", 1), ("<", "<=", -1)):
-            if set(ops) == {strict, loose} and ops[loose] == ops[strict] + step:
-                return True
-    like = {c.op, x.op} == {"like", "="} and not any(ch in c.value + x.value for ch in "%_")
-    return like and c.value.lower() == x.value.lower()
-
-
-def _number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 def _logical(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
