@@ -18,6 +18,8 @@ A lookup's link column read where it is not is a join condition instead (`link_c
 
 from __future__ import annotations
 
+from sqlglot import exp
+
 from sqltriage.core.model import Schema
 from sqltriage.core.suggest.facts import QueryFacts
 from sqltriage.core.suggest.link_columns import link_column_names
@@ -48,11 +50,13 @@ def _read_where_absent(g: QueryFacts, p: QueryFacts, schema: Schema | None) -> l
     if schema is None:
         return []
     tables = schema_columns(schema)
+    # a name the SELECT list gives (`COUNT(*) AS num … ORDER BY num`) is read as a column of the table
+    aliases = {x.node.parent.alias.lower() for x in p.select if isinstance(x.node.parent, exp.Alias)}
     for table, used in sorted(p.table_columns.items()):
         have = tables.get(table)
         if have is None:
             continue  # a derived table, a CTE, or a table the schema does not know
-        for column in sorted(used - have - {"*"}):
+        for column in sorted(used - have - aliases - {"*"}):
             owners = sorted(t for t, cols in tables.items() if column in cols)
             if not owners:
                 continue  # a column no table has (misspelled, or an alias): the error says it when run

@@ -102,6 +102,16 @@ def test_a_column_the_table_has_is_not_misplaced() -> None:
     assert _tags(found) == ["Value: mismatch"]
 
 
+def test_a_select_alias_named_like_a_column_of_another_table_is_not_misplaced() -> None:
+    found = suggest_causes(
+        "SELECT County, count(*) FROM schools GROUP BY County ORDER BY count(*) DESC LIMIT 1",
+        "SELECT County, count(*) AS cds FROM schools GROUP BY County ORDER BY cds DESC LIMIT 1",
+        schema=SCHOOLS,
+        ex=0,
+    )
+    assert "Attribute: mismatch" not in _tags(found)
+
+
 # --- 2. the same column from the other of two joined tables: the attribute alone --------------------------
 
 
