@@ -18,6 +18,8 @@ from sqltriage.core.sql.parse import ParsedQuery
 from sqltriage.core.suggest.evidence import Evidence, localise, schema_evidence, witness_evidence
 from sqltriage.core.suggest.exec_signals import exec_signals
 from sqltriage.core.suggest.facts import QueryFacts, query_facts
+from sqltriage.core.suggest.gold_wrong import gold_value_wrong
+from sqltriage.core.suggest.link_columns import link_error
 from sqltriage.core.suggest.rules import WEAK, combine
 from sqltriage.core.suggest.semantics import respecting
 from sqltriage.core.suggest.suggestion import (
@@ -113,9 +115,25 @@ def suggest_causes(
             if generated.pred is not None and not generated.pred.ok and error is None:
                 error = generated.pred.error
             found = localise(found, generated)
+    if basis == EXECUTION and ex == 0 and g.ok and p.ok:
+        wrong = gold_value_wrong(found, signals, g, p, gold_result)
+        if wrong is not None:  # the prediction wrote the stored form: gold's error, nothing of its own
+            return [Suggestion(wrong.tag, _shown(str(wrong.reason), basis), wrong.confidence, basis)]
+    linked = link_error(error, p) if p.ok else None
     elsewhere = _column_elsewhere(error, schema, p) if p.ok else None
-    if elsewhere is not None:  # the right attribute, read without its table: NL2SQL-Bugs' missing table
-        found = [*found, Suggestion("Table: missing", elsewhere, 0.9)]
+    if linked is not None:
+        # a lookup's link column SQLite does not find: the guide's join condition, and the table that has
+        # the column when the prediction never reads it
+        found = [*found, linked]
+        if elsewhere is not None:
+            found.append(Suggestion("Table: missing", elsewhere, 0.85))
+        error = elsewhere = None
+    if elsewhere is not None:
+        # a column read from a table that lacks it: the guide's attribute error, and the table it needs
+        # (NL2SQL-Bugs' missing table) unless the parses show that table replaced by another
+        found = [*found, Suggestion("Attribute: mismatch", elsewhere, 0.9)]
+        if not any(s.tag == "Table: mismatch" and s.confidence >= GATE for s in found):
+            found.append(Suggestion("Table: missing", elsewhere, 0.9))
     # a set operator removes duplicates: with one only on one side, duplicates say nothing about DISTINCT
     dedup_differs = g.ok and p.ok and set(g.set_ops) != set(p.set_ops)
     out = combine(

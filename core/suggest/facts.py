@@ -148,6 +148,9 @@ class QueryFacts:
     joins: list[Join] = field(default_factory=list)
     conjuncts: list[Conjunct] = field(default_factory=list)  # every scope; semi-join links left out
     links: int = 0  # `x IN (SELECT y …)` / `x = (SELECT y …)` / `a.x = b.y` in WHERE: joins in disguise
+    # the columns a lookup links, ("table.x", "table.y") for `x IN / NOT IN / = (SELECT y …)` (table "" when
+    # not known): the guide's join condition, which a wrong link column is
+    link_pairs: list[tuple[str, str]] = field(default_factory=list)
     ors: int = 0  # OR nodes in WHERE / HAVING
     families: Counter[str] = field(default_factory=Counter)
     aggregates: Counter[str] = field(default_factory=Counter)  # every scope, plus ORDER BY … LIMIT 1
@@ -523,6 +526,10 @@ def _conditions(
     if conj.kind == "column" and conj.op == "=":
         facts.links += 1  # a.x = b.y: a join written in WHERE
         return
+    if conj.kind == "subquery" and conj.op in ("=", "in", "not in"):
+        pair = _link_pair(node, scope)
+        if pair is not None:
+            facts.link_pairs.append(pair)
     if conj.kind == "subquery" and conj.op in ("=", "in") and _is_link(node):
         facts.links += 1
         return
@@ -555,6 +562,22 @@ def _tests_left_joined(node: exp.Expression, left_joined: set[str]) -> bool:
     if isinstance(node, exp.Is) or (isinstance(node, exp.Not) and isinstance(node.this, exp.Is)):
         return False
     return any(c.table.lower() in left_joined for c in node.find_all(exp.Column) if c.table)
+
+
+def _link_pair(node: exp.Expression, scope: dict[str, str | None]) -> tuple[str, str] | None:
+    """("table.x", "table.y") for `x IN / NOT IN / = (SELECT y …)`: the pair the lookup links, as ON would."""
+    while isinstance(node, (exp.Not, exp.Paren)):
+        node = node.this
+    outer, sub = node.this, node.find(exp.Select)
+    if not isinstance(outer, exp.Column) or sub is None or len(sub.expressions) != 1:
+        return None
+    item = sub.expressions[0]
+    item = item.this if isinstance(item, exp.Alias) else item
+    if not isinstance(item, exp.Column) or isinstance(item.this, exp.Star):
+        return None
+    a = resolve_column_table(outer, scope, [], None) or ""
+    b = resolve_column_table(item, table_scope(sub), [], None) or ""
+    return f"{a}.{bare(outer)}", f"{b}.{bare(item)}"
 
 
 def _is_link(node: exp.Expression) -> bool:

@@ -16,9 +16,21 @@ from collections.abc import Iterable
 from sqlglot import exp
 
 from sqltriage.core.model import Schema
+from sqltriage.core.suggest.column_tables import column_table_findings
 from sqltriage.core.suggest.equivalence import same_filters
 from sqltriage.core.suggest.exec_signals import ARITHMETIC_FUNCTIONS
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
+from sqltriage.core.suggest.link_columns import other_link_findings
+from sqltriage.core.suggest.one_cause import (
+    REPLACED,
+    between_bounds,
+    compound_part,
+    condition_tag,
+    replaced_parts,
+    same_test,
+)
+from sqltriage.core.suggest.one_cause import subject as _subject
+from sqltriage.core.suggest.one_cause import tests as _tests
 from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import Suggestion
 from sqltriage.core.suggest.values import core_text, in_evidence, same_but_form
@@ -42,6 +54,8 @@ def tree_findings(
         out += rule(gold, pred)
     out += _conditions(gold, pred, evidence or "")
     out += weak_category_findings(gold, pred, schema)
+    out += column_table_findings(gold, pred, schema)
+    out += other_link_findings(gold, pred)
     return out
 
 
@@ -271,11 +285,6 @@ def _kept(c: Conjunct, other: QueryFacts) -> bool:
     return not (c.pick and c.op == "=" and other.aggregates[c.pick] > 0)
 
 
-def _subject(c: Conjunct) -> str:
-    """What a condition tests, with COUNT(x) / COUNT(DISTINCT x) read as COUNT(*) (DISTINCT has its rule)."""
-    return "count(*)" if c.column.startswith("count(") else c.column
-
-
 def _unique(conjuncts: list[Conjunct], gold_keys: Counter[tuple[str, str, str]]) -> list[Conjunct]:
     """The prediction repeating one of gold's filters in more nested lookups than gold adds no filter: the
     extra copies are dropped. (Gold's copies all count: one the prediction lacks leaves a scope unfiltered.)"""
@@ -321,11 +330,17 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         out.append(Suggestion("Subquery: partial", why, 0.85 if outer_agree else 0.7))
     joined: set[frozenset[str]] | None = None  # column pairs either side joins on (read when needed)
     for c in list(gold_left):  # the same column on both sides: compare operator and value
+        if not any(c is y for y in gold_left):
+            continue  # (the other bound of a range, already read with its BETWEEN)
         match = next((x for x in pred_left if _subject(x) == _subject(c) and x.clause == c.clause), None)
         if match is None:
             continue
         gold_left.remove(c)
         pred_left.remove(match)
+        ranged = between_bounds(c, match, gold_left, pred_left)
+        if ranged is not None:
+            out += ranged
+            continue
         # the same changed filter repeated in the prediction's nested lookups is one difference
         same = (match.column, match.op, match.value)
         pred_left = [x for x in pred_left if (x.column, x.op, x.value) != same]
@@ -342,7 +357,10 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
                 joined = {pair for f in (g, p) for j in f.joins for pair in j.bare_pairs}
             if frozenset((c.column, match.column)) in joined:
                 continue  # the two columns are joined: testing either is the same test
-            out.append(Suggestion("Attribute: mismatch", _tests(c, match), 0.8))
+            # the column alone replaced is the attribute; with the operator or the value's form too, the
+            # guide reads one replaced condition (`CountryName = 'france'` / `Country = 'France'`)
+            tag = condition_tag(replaced_parts(c, match)) or "Attribute: mismatch"
+            out.append(Suggestion(tag, _tests(c, match), 0.8))
     for c, x in zip(list(gold_left), list(pred_left), strict=False):
         if c.kind == "null" or x.kind == "null":
             continue
@@ -355,6 +373,12 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         if "date/time" in c.functions & x.functions and _base_columns(c) == _base_columns(x):
             why = Reason("{}: the same date read through another function", _tests(c, x))
             out.append(Suggestion("Function: date/time", why, 0.65))
+            continue
+        part = compound_part(c, x)
+        if part is not None:  # one comparison inside a compound condition differs in one part
+            out.append(
+                Suggestion(part, Reason("{} (one part of one comparison differs)", _tests(c, x)), 0.75)
+            )
             continue
         # two nested lookups, or one entity named through another column ('Silverstone Circuit' by name,
         # 'silverstone' by reference), are as often the same filter as not: below the gate
@@ -382,10 +406,6 @@ def _conditions(g: QueryFacts, p: QueryFacts, evidence: str) -> list[Suggestion]
         )
     out += _logical(g, p)
     return out
-
-
-def _tests(c: Conjunct, x: Conjunct) -> Reason:
-    return Reason("gold tests {}, the prediction {}", c.node, x.node)
 
 
 def _nodes(items: list[SelectItem]) -> tuple[exp.Expression, ...]:
@@ -421,7 +441,7 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         return [Suggestion("Subquery: mismatch", why, 0.7)]
     out: list[Suggestion] = []
     same_value = c.value == x.value
-    if _same_test(c, x):
+    if same_test(c, x):
         return []
     if (
         c.op != x.op
@@ -433,13 +453,14 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         return []
     what = _tests(c, x)  # (its SQL is written only if a suggestion it backs is kept)
     if c.op != x.op:
-        conf = 0.8 if same_value or same_but_form(c, x) else 0.6
-        out.append(Suggestion("Operator: comparison", what, conf))
-        if same_value or same_but_form(c, x):
-            if not same_value and core_text(c.value) != core_text(x.value):  # '1:27%' against '0:01:27'
-                why = Reason("{} (the same value in another form)", what)
-                out.append(Suggestion("Value: data format", why, 0.7))
-            return out
+        if not (same_value or same_but_form(c, x)):
+            # operator and value replaced: one condition replaced, as the guide reads it
+            return [Suggestion(REPLACED, Reason("{} (operator and value replaced)", what), 0.75)]
+        if not same_value and core_text(c.value) != core_text(x.value):  # '1:27%' against '0:01:27'
+            # the value in another form, the operator following it (LIKE for its wildcard): the form first
+            why = Reason("{} (the same value in another form)", what)
+            return [Suggestion("Value: data format", why, 0.8), Suggestion("Operator: comparison", what, 0.7)]
+        return [Suggestion("Operator: comparison", what, 0.8)]
     if same_value:
         return out
     if "date/time" in c.functions & x.functions and _time_formats(c) != _time_formats(x):
@@ -451,7 +472,12 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
     elif {c.kind, x.kind} == {"str", "num"} and c.value == x.value:
         out.append(Suggestion("Value: data format", Reason("{} (text vs number)", what), 0.55))
     elif c.kind in ("str", "num") and x.kind in ("str", "num") and same_but_form(c, x):
-        out.append(Suggestion("Value: data format", what, 0.7))
+        if in_evidence(c.value, evidence) and not in_evidence(x.value, evidence):  # the stored form, stated
+            out.append(
+                Suggestion("Value: data format", Reason("{} (the evidence states gold's form)", what), 0.85)
+            )
+        else:
+            out.append(Suggestion("Value: data format", what, 0.7))
     elif c.kind in ("str", "num") and x.kind in ("str", "num"):
         conf = 0.9 if in_evidence(c.value, evidence) and not in_evidence(x.value, evidence) else 0.75
         reason = Reason("{} (the evidence states gold's value)", what) if conf > 0.8 else what
@@ -483,18 +509,6 @@ def _in_nested_query(node: exp.Expression) -> bool:
 def _nested_tables(node: exp.Expression) -> set[str]:
     select = node.find(exp.Select)
     return {t.name.lower() for t in select.find_all(exp.Table)} if select is not None else set()
-
-
-def _same_test(c: Conjunct, x: Conjunct) -> bool:
-    """`n >= 2` is `n > 1` on whole numbers; `LIKE 'korea'` (no wildcard) is `= 'Korea'` up to case."""
-    if c.kind == x.kind == "num" and c.value.lstrip("-").isdigit() and x.value.lstrip("-").isdigit():
-        a, b = int(c.value), int(x.value)
-        ops = {c.op: a, x.op: b}
-        for strict, loose, step in ((">", ">=", 1), ("<", "<=", -1)):
-            if set(ops) == {strict, loose} and ops[loose] == ops[strict] + step:
-                return True
-    like = {c.op, x.op} == {"like", "="} and not any(ch in c.value + x.value for ch in "%_")
-    return like and c.value.lower() == x.value.lower()
 
 
 def _logical(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:

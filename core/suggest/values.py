@@ -1,8 +1,9 @@
 """When two literals are the same value written in another form, and when the evidence states a value.
 
-SQLite compares text exactly, so `'F'` is not `'female'` and `'2013/7/12'` is not `'2013-07-12'`: the
-prediction names the right value in the wrong form (NL2SQL-Bugs' "Value: data format"), which is another
-cause than a wrong value.
+SQLite compares text exactly, so `'F'` is not `'female'`, `'euro'` is not the stored code `'EUR'` and
+`'2013/7/12'` is not `'2013-07-12'`: the prediction names the right value in the wrong form (NL2SQL-Bugs'
+"Value: data format", and the labelling guide's "a code for its word"), which is another cause than a
+wrong value.
 """
 
 from __future__ import annotations
@@ -32,10 +33,33 @@ def same_but_form(a: Conjunct, b: Conjunct) -> bool:
     short, long_ = sorted((a.value.strip("%").lower(), b.value.strip("%").lower()), key=len)
     if a.kind == b.kind == "str" and 0 < len(short) <= 2 < len(long_) and long_.startswith(short):
         return True  # a code and its word: 'F' and 'female', 'Y' and 'yes'
+    if a.kind == b.kind == "str" and (code_for_word(a.value, b.value) or code_for_word(b.value, a.value)):
+        return True  # a stored code and the word it stands for: 'EUR' and 'euro', 'SVK' and 'Slovakia'
     da, db = re.sub(r"\D", "", a.value), re.sub(r"\D", "", b.value)
     if len(da) >= 3 and da.lstrip("0") == db.lstrip("0") and not re.sub(r"[\d\W_]", "", a.value + b.value):
         return True
     return bool(da) and len(da) >= 4 and sorted(da) == sorted(db)
+
+
+_CODE = re.compile(r"[A-Z]{2,4}")
+_WORD = re.compile(r"[A-Za-z][A-Za-z ]*")
+
+
+def code_for_word(code: str, word: str) -> bool:
+    """`code` is an upper-case code of 2 to 4 letters and `word` a longer word (or words) that starts with
+    its first letter and holds its letters in order: the word the code stands for ('EUR' / 'euro', 'SVK' /
+    'Slovakia', 'IN' / 'Indiana'), which the guide reads as the same value in another form."""
+    if not _CODE.fullmatch(code) or not _WORD.fullmatch(word) or len(word) <= len(code):
+        return False
+    low = word.lower()
+    if low[0] != code[0].lower():
+        return False
+    at = 0
+    for ch in code.lower():
+        at = low.find(ch, at) + 1
+        if at == 0:
+            return False
+    return True
 
 
 _DATE = re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})|(\d{1,2})/(\d{1,2})/(\d{4})")

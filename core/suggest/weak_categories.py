@@ -1,6 +1,7 @@
 """Rules for causes the engine found least, each read from what its NL2SQL-Bugs category means.
 
-- Table mismatch: the same column read from another table (`url` of races where gold reads circuits').
+- Attribute mismatch: the same column read from the other of two tables both queries read (`url` of races
+  where gold reads circuits'): the FROM lists agree, so the labelling guide names the column alone.
 - Clause missing: gold groups (or filters groups) in more queries than the prediction: a nested query or a
   part of a set operation lost its GROUP BY / HAVING.
 - Other: an unqualified column that two joined tables both have is ambiguous; SQLite refuses the query.
@@ -182,7 +183,8 @@ def _owners(f: QueryFacts, column: str) -> set[str]:
 
 def _column_tables(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     """A column gold reads from one table and the prediction from another, both tables being read by both
-    queries and the column joining neither: the value comes from the wrong table."""
+    queries and the column joining neither: the value comes from the wrong table, but no table is missing
+    or replaced, so the guide names the column ("Attribute: mismatch"), not the table."""
     if g.table_columns == p.table_columns:
         return []
     both = set(g.tables) & set(p.tables)
@@ -192,7 +194,7 @@ def _column_tables(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         gold_from, pred_from = _owners(g, column), _owners(p, column)
         if gold_from and pred_from and not gold_from & pred_from and gold_from | pred_from <= both:
             why = f"gold reads {column} from {', '.join(sorted(gold_from))}, the prediction from {', '.join(sorted(pred_from))}"
-            out.append(Suggestion("Table: mismatch", why, 0.75))
+            out.append(Suggestion("Attribute: mismatch", why, 0.75))
     return out[:1]
 
 

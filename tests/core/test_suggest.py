@@ -121,6 +121,7 @@ EQUIVALENT = [
         "SELECT town FROM teacher GROUP BY town HAVING count(*) > 1",
     ),
     ("SELECT d FROM p WHERE txt LIKE 'korea'", "SELECT d FROM p WHERE txt = 'Korea'"),
+    ("SELECT count(*) FROM y WHERE consumption > 1000.00", "SELECT count(*) FROM y WHERE consumption > 1000"),
     (
         "SELECT a FROM f WHERE src = 'APG' INTERSECT SELECT a FROM f WHERE src = 'CVO'",
         "SELECT a FROM f WHERE a IN (SELECT a FROM f WHERE src = 'APG') AND a IN (SELECT a FROM f WHERE src = 'CVO')",
@@ -197,10 +198,16 @@ def test_a_table_joined_through_its_key_only_filters() -> None:
 
 
 def test_evidence_raises_confidence_in_the_stated_value() -> None:
-    gold, pred = "SELECT a FROM t WHERE s = 'SVK'", "SELECT a FROM t WHERE s = 'Slovakia'"
+    gold, pred = "SELECT a FROM t WHERE s = 'SVK'", "SELECT a FROM t WHERE s = 'CZE'"
     plain = suggest_causes(gold, pred)[0]
     told = suggest_causes(gold, pred, evidence="Slovakian stations refers to Country = 'SVK'")[0]
     assert plain.tag == told.tag == "Value: mismatch"
+    assert told.confidence > plain.confidence and "evidence" in told.reason
+    # the word for the stated code is the same value in another form (the labelling guide)
+    word = "SELECT a FROM t WHERE s = 'Slovakia'"
+    plain = suggest_causes(gold, word)[0]
+    told = suggest_causes(gold, word, evidence="Slovakian stations refers to Country = 'SVK'")[0]
+    assert plain.tag == told.tag == "Value: data format"
     assert told.confidence > plain.confidence and "evidence" in told.reason
 
 
@@ -370,10 +377,10 @@ AMONG_FIRST = [
         "SELECT School, avg(AvgScrRead), avg(AvgScrWrite) FROM s GROUP BY School",
         "Attribute: redundant",
     ),
-    (  # the same column, read from the other of the two tables both queries join
+    (  # the same column, read from the other of the two tables both queries join: the column's error
         "SELECT c.url FROM circuits AS c JOIN races AS r ON r.cid = c.cid WHERE c.name = 'Monza'",
         "SELECT r.url FROM races AS r JOIN circuits AS c ON r.cid = c.cid WHERE c.name = 'Monza'",
-        "Table: mismatch",
+        "Attribute: mismatch",
     ),
     (  # a nested query lost its grouping
         "SELECT id FROM c WHERE id IN (SELECT cid FROM o GROUP BY cid HAVING count(*) > 2) GROUP BY id",
