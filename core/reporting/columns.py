@@ -80,7 +80,7 @@ EXTRA_COLUMNS = (
     "gold_error_kind",
     "suggested_why",
     "difference",  # a difference a reader may forgive (the judgement's `unsure`)
-    "refutation_witness",  # a realistic witness of another neighbour (docs/judgement.md)
+    "refutation_witness",  # the realistic database the call rests on, when not ts_witness (docs/judgement.md)
     "ts_note",  # where ex_ts was found when not on SQLite (neighbours replayed on a server)
     "schema_verdict",  # no database file: what the databases generated from the schema show
     "values_match",  # no database file: both queries name the same literal values

@@ -139,6 +139,16 @@ def test_with_no_data_a_repair_writes_the_generated_databases_rows(tmp_path: Pat
     regs = with_stand_ins(schema_regularities(schema), generated)
     filled = classify(witness, None, gold, pred, mode="bird", regs=regs)
     assert filled is not None and filled.kind == "none", filled
+    # the repaired database is kept beside the witness: the realistic one a person opens, which plain
+    # sqlite3 tells apart, of the size the reason gives
+    assert filled.world is not None and filled.world.parent == witness.parent
+    db = sqlite3.connect(f"file:{filled.world}?mode=ro", uri=True)
+    try:
+        assert set(db.execute(gold)) != set(db.execute(pred))
+        rows = sum(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("member", "attendance"))
+    finally:
+        db.close()
+    assert f"of {rows} rows" in filled.detail
     assert schema_regularities(schema).stand_ins is None  # the shared regularities are left as they were
     # one member only: filled, attendance names that member, and the two agree: the empty table is needed
     with sqlite3.connect(witness) as db:

@@ -34,6 +34,7 @@ class Assumption:
     fragile: str  # "gold", "prediction", "both" or "": which query the assumption breaks
     repaired: bool = False  # `none` reached by repairing the witness's breaches: the repaired copy refutes
     difference: str | None = None  # `none`: a difference on the witness a reader may forgive (difference.py)
+    world: Path | None = None  # `none` reached by repair: the repaired copy, written beside the witness
 
 
 def classify(
@@ -91,9 +92,11 @@ def classify(
             world = _repaired(conn, found, differs_kept, regs, hints) if found else None
             forgiven = forgivable(*differs.results(world or conn))
             detail = _realistic(world or conn, bool(found))
+            kept_at = None
             if world is not None:
+                kept_at = _keep_world(world, Path(witness))
                 world.close()
-            return Assumption(NONE, (), detail, "", bool(found), forgiven)
+            return Assumption(NONE, (), detail, "", bool(found), forgiven, kept_at)
         kind = kinds[0]
         from sqltriage.core.verdicts.judgement.sides import fragile_side
 
@@ -171,6 +174,31 @@ def _repaired(
             return trial
         trial.close()
     return None
+
+
+def _keep_world(world: sqlite3.Connection, witness: Path) -> Path | None:
+    """The repaired witness as a file beside the witness (the cache folder), named by its content: the
+    realistic database a person opens to see the difference, the one the judgement rests on."""
+    import hashlib
+    import os
+    import tempfile
+
+    digest = hashlib.sha256("\n".join(world.iterdump()).encode("utf-8", "replace")).hexdigest()[:16]
+    path = witness.with_name(f"{witness.stem}-realistic-{digest}.sqlite")
+    if path.exists():
+        return path
+    try:
+        fd, tmp = tempfile.mkstemp(dir=witness.parent, suffix=".tmp")
+        os.close(fd)
+        target = sqlite3.connect(tmp)
+        try:
+            world.backup(target)
+        finally:
+            target.close()
+        os.replace(tmp, path)  # whole or not at all, whichever process writes it first
+    except (OSError, sqlite3.Error):
+        return None
+    return path
 
 
 def _key(b: Breach) -> tuple[str, str, str]:

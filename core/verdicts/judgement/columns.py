@@ -101,4 +101,6 @@ def _refutation(
             fragile_side=found.fragile or None,
             difference=found.difference,
         )
+        if found.world is not None:  # realistic once repaired: the repaired database is the one to show
+            out["refutation_witness"] = str(found.world)
     return out

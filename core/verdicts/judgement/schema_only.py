@@ -35,6 +35,7 @@ KEYS = (
     "refutation_detail",
     "fragile_side",
     "difference",
+    "refutation_witness",
 )
 
 
@@ -247,6 +248,7 @@ def _held_against_schema(
         "refutation_detail": f"{detail} (generated from the schema, not from data)",
         "fragile_side": found.fragile or None,
         "difference": found.difference,
+        "refutation_witness": str(found.world) if found.world is not None else None,
     }
 
 
