@@ -13,13 +13,12 @@ from reading the queries against the taxonomy's definitions.
 
 from __future__ import annotations
 
-import csv
-import json
 import random
 import sys
 
 from tests.conftest import SHARED_DATA
-from tests.core.suggest_set import MUTATIONS, mutate, read_label_file
+from tests.core.blind_draws import archer_mutations, bird_keys, spider_pools
+from tests.core.suggest_set import read_label_file
 from tests.core.test_suggest_blind import BLIND, BLIND2
 
 SEED = 2027
@@ -32,46 +31,10 @@ def draw() -> list[tuple[str, str, int]]:
     rng = random.Random(SEED)
     earlier = read_label_file() + read_label_file(BLIND) + read_label_file(BLIND2)
     taken = {(r["dataset"], r["source"], int(r["index"])) for r in earlier}
-    bird = json.loads((SHARED_DATA / "bird_dev" / "predict_dev_chatgpt_kg.json").read_text())
-    bird_keys = [  # (14 entries of the file are the number 0, not SQL: no prediction to label)
-        ("bird", "chatgpt_kg", int(i))
-        for i, sql in bird.items()
-        if isinstance(sql, str) and ("bird", "chatgpt_kg", int(i)) not in taken
-    ]
-    rows = rng.sample(sorted(bird_keys), N_BIRD)
-    spider = SHARED_DATA / "spider_dev"
-    wrong, right = [], []
-    for ref in sorted((spider / "reference").glob("*.tsv")):
-        if ref.stem == "spider_repo_pred_example":
-            continue  # placeholder values ('terminal'): not a system's real output
-        with ref.open() as fh:
-            for r in csv.DictReader(fh, delimiter="\t"):
-                key = ("spider", ref.stem, int(r["index"]))
-                if key in taken:
-                    continue
-                if r["ex"] == "0":
-                    wrong.append(key)
-                elif r["ex"] == "1" and r["em"] == "0":  # exact copies of gold say nothing
-                    right.append(key)
+    rows = rng.sample(bird_keys(taken), N_BIRD)
+    wrong, right = spider_pools(taken)
     rows += rng.sample(wrong, N_SPIDER_WRONG) + rng.sample(right, N_SPIDER_RIGHT)
-    archer = json.loads((SHARED_DATA / "archer" / "train.json").read_text())
-    names = sorted(MUTATIONS)
-    order = list(range(len(archer)))
-    rng.shuffle(order)
-    picked: list[tuple[str, str, int]] = []
-    for i in order:
-        if len(picked) == N_ARCHER:
-            break
-        errors = [n for n in names if n != "rename_aliases"]
-        name = "rename_aliases" if len(picked) % 4 == 3 else rng.choice(errors)
-        key = ("archer", f"mutate:{name}", i)
-        if key in taken or not (SHARED_DATA / "archer" / "database" / archer[i]["db_id"]).is_dir():
-            continue
-        try:
-            mutate(archer[i]["query"], name)
-        except ValueError:
-            continue
-        picked.append(key)
+    picked = archer_mutations(rng, taken, N_ARCHER)
     return rows + picked + [("bird", "chatgpt_kg", i) for i in MORE_BIRD_RIGHT]
 
 
@@ -79,12 +42,7 @@ def more_bird(first: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
     """The BIRD rows read after the first draw, in a second seeded order."""
     earlier = read_label_file() + read_label_file(BLIND) + read_label_file(BLIND2)
     taken = {(r["dataset"], r["source"], int(r["index"])) for r in earlier} | set(first)
-    bird = json.loads((SHARED_DATA / "bird_dev" / "predict_dev_chatgpt_kg.json").read_text())
-    keys = sorted(
-        ("bird", "chatgpt_kg", int(i))
-        for i, sql in bird.items()
-        if isinstance(sql, str) and ("bird", "chatgpt_kg", int(i)) not in taken
-    )
+    keys = bird_keys(taken)
     random.Random(SEED + 1).shuffle(keys)
     return keys[:38]
 
