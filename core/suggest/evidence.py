@@ -64,21 +64,29 @@ def schema_evidence(
 ) -> Evidence | None:
     """Gold and prediction on each generated database; None when gold runs on none of them."""
     ordered = order_matters(gold_sql)
-    if mode == "spider":  # compare what Spider's evaluator runs (DISTINCT dropped, first statement)
-        gold_sql, pred_sql = spider_sql(gold_sql), spider_sql(pred_sql)
+    gold_sql, pred_sql = _as_compared(gold_sql, pred_sql, mode)
     ran = telling = 0
     for db in databases:
-        g = execute(db, gold_sql, timeout=TIMEOUT * WALL_FACTOR, max_rows=MAX_ROWS, steps=STEPS)
+        g = _run(db, gold_sql)
         if not g.ok or g.truncated:
             continue
         ran += 1
-        p = execute(db, pred_sql, timeout=TIMEOUT * WALL_FACTOR, max_rows=MAX_ROWS, steps=STEPS)
+        p = _run(db, pred_sql)
         trivial = _trivial(g)
         telling += not trivial
         if compare(g, p, mode, order_matters=ordered) == 0:
             tables, rows = _witness(db, gold_sql, pred_sql, mode, p.ok) if witness else (frozenset(), None)
             return Evidence(len(databases), ran, telling, True, g, p, tables, rows)
     return Evidence(len(databases), ran, telling, False) if ran else None
+
+
+def _as_compared(gold_sql: str, pred_sql: str, mode: str) -> tuple[str, str]:
+    """The texts the dataset's EX runs: Spider's evaluator drops DISTINCT and keeps the first statement."""
+    return (spider_sql(gold_sql), spider_sql(pred_sql)) if mode == "spider" else (gold_sql, pred_sql)
+
+
+def _run(db: Path, sql: str) -> ExecResult:
+    return execute(db, sql, timeout=TIMEOUT * WALL_FACTOR, max_rows=MAX_ROWS, steps=STEPS)
 
 
 def _witness(
@@ -105,11 +113,9 @@ def witness_evidence(gold_sql: str, pred_sql: str, witness: Path, *, mode: str =
     from sqltriage.core.verdicts.testsuite.reading import witness_tables
 
     ordered = order_matters(gold_sql)
-    if mode == "spider":
-        gold_sql, pred_sql = spider_sql(gold_sql), spider_sql(pred_sql)
+    gold_sql, pred_sql = _as_compared(gold_sql, pred_sql, mode)
     try:
-        g = execute(witness, gold_sql, timeout=TIMEOUT * WALL_FACTOR, max_rows=MAX_ROWS, steps=STEPS)
-        p = execute(witness, pred_sql, timeout=TIMEOUT * WALL_FACTOR, max_rows=MAX_ROWS, steps=STEPS)
+        g, p = _run(witness, gold_sql), _run(witness, pred_sql)
         if not g.ok or compare(g, p, mode, order_matters=ordered) != 0:
             return None
         held = [t for t in witness_tables(witness) if t.count]

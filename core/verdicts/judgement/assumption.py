@@ -21,7 +21,7 @@ from urllib.parse import quote
 from sqltriage.core.verdicts.judgement.breaches import KINDS, Breach, breaches, q, witness_columns
 from sqltriage.core.verdicts.judgement.reads import Reads, merge, reads_of
 from sqltriage.core.verdicts.judgement.regularities import Regularities, regularities
-from sqltriage.core.verdicts.judgement.repair import TRIES, Hints, copy_of, repair
+from sqltriage.core.verdicts.judgement.repair import TRIES, Hints, copy_of, repair, with_parents
 
 NONE = "none"
 
@@ -121,7 +121,7 @@ def _needed(
             (
                 b
                 for b in of_kind
-                if not _still_realistic(conn, _with_parents(b, found, regs), differs, tie, regs, hints)
+                if not _still_realistic(conn, with_parents(b, found, regs), differs, tie, regs, hints)
             ),
             None,
         )
@@ -131,22 +131,6 @@ def _needed(
             out[kind] = of_kind[0]
     if not out and found and not _still_realistic(conn, found, differs, tie, regs, hints):
         out.update({b.kind: b for b in reversed(found)})
-    return out
-
-
-def _with_parents(b: Breach, found: list[Breach], regs) -> list[Breach]:
-    """`b`, and when it is an empty table, the empty tables its rows must refer to: a row filled in
-    alone would point at nothing, and that is not what repairing `b` means."""
-    if b.kind != "empty" or b.column:
-        return [b]
-    empty = {x.table.lower(): x for x in found if x.kind == "empty" and not x.column}
-    out, todo = [b], [b.table.lower()]
-    while todo:
-        table = todo.pop()
-        for (child_t, _c), (parent_t, _p) in sorted(regs.links):
-            if child_t == table and parent_t in empty and empty[parent_t] not in out:
-                out.append(empty[parent_t])
-                todo.append(parent_t)
     return out
 
 

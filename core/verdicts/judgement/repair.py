@@ -50,25 +50,30 @@ def repair(
     return True
 
 
-def _parents_first(found: list[Breach], regs: Regularities) -> list[Breach]:
-    """Empty tables filled parents first, so a filled row can refer to a filled parent; the rest as found."""
-    empty = {b.table.lower(): b for b in found if b.kind == "empty" and not b.column}
-    parents = {
-        child[0]: {parent[0] for c, parent in regs.links if c[0] == child[0] and parent[0] in empty}
-        for child, _parent in regs.links
-    }
-    ordered: list[Breach] = []
+def with_parents(b: Breach, found: list[Breach], regs: Regularities) -> list[Breach]:
+    """`b`, and when it is an empty table, the empty tables of `found` its rows must refer to, parents
+    first (a row filled in alone would point at nothing, which is no repair)."""
+    if b.kind != "empty" or b.column:
+        return [b]
+    empty = {x.table.lower(): x for x in found if x.kind == "empty" and not x.column}
+    out: list[Breach] = []
 
     def visit(table: str, seen: frozenset[str]) -> None:
-        if table in seen or empty[table] in ordered:
-            return
-        for parent in sorted(parents.get(table, ())):
-            if parent != table:
-                visit(parent, seen | {table})
-        ordered.append(empty[table])
+        for (child_t, _c), (parent_t, _p) in sorted(regs.links):
+            if child_t == table and parent_t in empty and parent_t not in seen | {table}:
+                visit(parent_t, seen | {table})
+        if empty[table] not in out:
+            out.append(empty[table])
 
-    for table in sorted(empty):
-        visit(table, frozenset())
+    visit(b.table.lower(), frozenset())
+    return out
+
+
+def _parents_first(found: list[Breach], regs: Regularities) -> list[Breach]:
+    """Empty tables filled parents first, so a filled row can refer to a filled parent; the rest as found."""
+    ordered: list[Breach] = []
+    for b in sorted((x for x in found if x.kind == "empty" and not x.column), key=lambda x: x.table.lower()):
+        ordered += [x for x in with_parents(b, found, regs) if x not in ordered]
     return ordered + [b for b in found if b not in ordered]
 
 
