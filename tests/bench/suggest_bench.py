@@ -152,15 +152,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--blind4",
         action="store_true",
-        help="score the fourth frozen blind batch (tests/core/fixtures/suggest_blind4.tsv) instead: once, at the end",
+        help="score the fourth frozen blind batch (tests/core/fixtures/suggest_blind4.tsv) instead (scored once, now tuned on)",
+    )
+    parser.add_argument(
+        "--blind5",
+        action="store_true",
+        help="score the fifth frozen blind batch (tests/core/fixtures/suggest_blind5.tsv) instead: once, at the end",
     )
     args = parser.parse_args(argv)
     if not (SHARED_DATA / "spider_dev" / "dev.json").exists():
         print(f"shared data not found at {SHARED_DATA}: set SQLTRIAGE_SHARED_DATA", file=sys.stderr)
         return 2
     load_before = load_average()
-    if args.blind or args.blind2 or args.blind3 or args.blind4:
-        which = 4 if args.blind4 else 3 if args.blind3 else 2 if args.blind2 else 1
+    if args.blind or args.blind2 or args.blind3 or args.blind4 or args.blind5:
+        which = 5 if args.blind5 else 4 if args.blind4 else 3 if args.blind3 else 2 if args.blind2 else 1
         return _blind(args.structure_only, args.show, load_before, which=which)
     results = [run_row(r, SHARED_DATA, structure_only=args.structure_only) for r in load_rows(SHARED_DATA)]
     if args.show:
@@ -230,9 +235,9 @@ def _report(results: list[Scored], args: argparse.Namespace, load_before: str) -
 
 def _blind(structure_only: bool, show: bool, load_before: str, *, which: int = 1) -> int:
     """A frozen blind batch, scored once: the three figures and per category, per dataset."""
-    from tests.core.test_suggest_blind import BLIND, BLIND2, BLIND3, BLIND4
+    from tests.core.test_suggest_blind import BLIND, BLIND2, BLIND3, BLIND4, BLIND5
 
-    batch = {1: BLIND, 2: BLIND2, 3: BLIND3, 4: BLIND4}[which]
+    batch = {1: BLIND, 2: BLIND2, 3: BLIND3, 4: BLIND4, 5: BLIND5}[which]
     results = [run_row(r, SHARED_DATA, structure_only=structure_only) for r in load_rows(SHARED_DATA, batch)]
     if show:
         _show(results)

@@ -12,15 +12,17 @@ from tests.core.suggest_set import load_rows, read_label_file
 BLIND = Path(__file__).parent / "fixtures" / "suggest_blind.tsv"  # scored once, then tuned on
 BLIND2 = Path(__file__).parent / "fixtures" / "suggest_blind2.tsv"  # scored once, then tuned on
 BLIND3 = Path(__file__).parent / "fixtures" / "suggest_blind3.tsv"  # labelled before the third round's rules
-BLIND4 = Path(__file__).parent / "fixtures" / "suggest_blind4.tsv"  # labelled under the guide, not scored yet
+BLIND4 = Path(__file__).parent / "fixtures" / "suggest_blind4.tsv"  # labelled under the guide, scored once
+BLIND5 = Path(__file__).parent / "fixtures" / "suggest_blind5.tsv"  # labelled under the guide, not scored yet
 FROZEN_SHA256 = {
     BLIND: "ee7cdca22361b7378b8b7521c9f51be0a350b08c432bb29a8824d827962f2896",
     BLIND2: "2f16521efdbffa1ebdd275ca1b4a1b2ec3c69f8c6b1202e284d05a64dd29c8c7",
     BLIND3: "0b391caff6818f176eaec5e7a674c5121f2ca4bf47fbd4b07c39bb54305e5cf8",
     BLIND4: "8a8eb0b1c28b5e4af33b209100e527ccbbd447447e878cff5e48eddf6401dc3b",
+    BLIND5: "6ead3e824e91194b0430d4c4a55b91a48b5fb6d8dcad25fabf0a96f4a1b7fb72",
 }
 BATCHES = pytest.mark.parametrize(
-    "batch", [BLIND, BLIND2, BLIND3, BLIND4], ids=["first", "second", "third", "fourth"]
+    "batch", [BLIND, BLIND2, BLIND3, BLIND4, BLIND5], ids=["first", "second", "third", "fourth", "fifth"]
 )
 
 
@@ -57,7 +59,7 @@ def test_the_second_batch_shares_no_row_with_the_first() -> None:
     assert first and second and not first & second
 
 
-@pytest.mark.parametrize("batch", [BLIND3, BLIND4], ids=["third", "fourth"])
+@pytest.mark.parametrize("batch", [BLIND3, BLIND4, BLIND5], ids=["third", "fourth", "fifth"])
 def test_the_later_batches_are_weighted_to_bird_and_near_half_there(batch: Path) -> None:
     rows = [r for r in read_label_file(batch) if r["dataset"] == "bird"]
     wrong = sum(bool(r["labels"].strip()) for r in rows)
@@ -70,3 +72,25 @@ def test_the_fourth_batch_is_what_its_seeded_draw_gives(shared_data: Path) -> No
 
     keys = [(r["dataset"], r["source"], int(r["index"])) for r in read_label_file(BLIND4)]
     assert keys == draw()
+
+
+def test_the_fifth_batch_is_what_its_seeded_draw_gives(shared_data: Path) -> None:
+    """The fifth batch's rows, in order, are those tests/core/suggest_blind5_draw.py draws (seed 2029)."""
+    from tests.core.suggest_blind5_draw import draw
+
+    keys = [(r["dataset"], r["source"], int(r["index"])) for r in read_label_file(BLIND5)]
+    assert keys == draw()
+
+
+@BATCHES
+def test_every_label_is_a_tag_of_the_default_taxonomy(batch: Path) -> None:
+    from sqltriage.core.triage.taxonomy import load_taxonomy
+
+    tax = load_taxonomy()
+    unknown = [
+        (r["index"], tag)
+        for r in read_label_file(batch)
+        for tag in (t.strip() for t in r["labels"].split(";"))
+        if tag and tax.by_tag(tag) is None
+    ]
+    assert not unknown, f"{batch.name}: labels that are no tag of the taxonomy: {unknown}"
