@@ -526,6 +526,7 @@ def _suggest(
             databases=gold.schema_dbs,
             exact_match=em == 1,
             witness=witness,
+            question=gold.example.question,
         )
     except Exception:  # advisory only: a query too odd to compare is left unsuggested, the run goes on
         return {"suggested": None, "suggested_why": None}

@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sqltriage.core.model import Schema
-from sqltriage.core.sql.parse import ParsedQuery
+from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed
 from sqltriage.core.suggest.evidence import Evidence, localise, schema_evidence, witness_evidence
 from sqltriage.core.suggest.exec_signals import exec_signals
 from sqltriage.core.suggest.facts import QueryFacts, query_facts
 from sqltriage.core.suggest.gold_wrong import gold_value_wrong
 from sqltriage.core.suggest.link_columns import link_error
+from sqltriage.core.suggest.question_doubts import question_doubts
 from sqltriage.core.suggest.rules import WEAK, combine
 from sqltriage.core.suggest.semantics import respecting
 from sqltriage.core.suggest.suggestion import (
@@ -53,6 +54,7 @@ def suggest_causes(
     shrink_witness: bool = False,
     exact_match: bool = False,
     witness: Path | None = None,
+    question: str | None = None,
 ) -> list[Suggestion]:
     """Suggestions for one (example, prediction), most confident first; empty when nothing is surely wrong.
 
@@ -69,6 +71,7 @@ def suggest_causes(
     `witness`: a realistic database on which the two differ (the judgement's refutation of an EX pass, or of
     a row without a database file): its results say which columns and rows differ, its rows which tables
     take part, and they rank the causes; an EX pass it refutes is looked into as a false positive.
+    `question`: the example's question, whose words can show gold misreading it (`question_doubts`).
     """
     if gold_result is not None and gold_result.error_kind in ("syntax", "runtime"):
         why = f"gold itself fails: {gold_result.error}"
@@ -78,6 +81,7 @@ def suggest_causes(
     if ex == 1 and signals is not None and signals.same_bag and not by_chance and witness is None:
         return []  # the same rows, and not by chance: nothing to suggest (and no parse work spent)
     basis = EXECUTION if gold_result is not None else STRUCTURE  # the database was there and was used
+    gold, pred = ensure_parsed(gold, schema), ensure_parsed(pred, schema)  # parsed once for every rule
     g, p = _gold_facts(gold, schema), query_facts(pred, schema)
     found = tree_findings(g, p, evidence, schema) if g.ok and p.ok else []
     if error is None and not p.ok and g.ok:
@@ -149,6 +153,8 @@ def suggest_causes(
     )
     if g.ok and p.ok:
         out = respecting(out, g, p, ex_mode)
+        if ex != 1 and question:
+            out = _gold_doubted(out, question_doubts(g, p, question, evidence))
     where = generated.label if basis == SCHEMA_EXECUTION and generated is not None else None
     if basis == WITNESS_BASIS:
         basis, where = SCHEMA_EXECUTION, _witness_label(refuting)
@@ -157,6 +163,18 @@ def suggest_causes(
 
 
 WITNESS_BASIS = "witness"  # while ranking: the results on the judgement's witness (shown as generated ones)
+
+
+def _gold_doubted(out: list[Suggestion], doubts: list[Suggestion]) -> list[Suggestion]:
+    """Gold misreading the question comes first (the guide's rule 5); the prediction's differences follow,
+    in case the reading is wrong."""
+    if not doubts:
+        return out
+    from sqltriage.core.suggest.suggestion import MAX_SHOWN
+
+    top = max((s.confidence for s in out), default=doubts[0].confidence)
+    doubt = Suggestion(doubts[0].tag, doubts[0].reason, min(0.99, max(top + 0.01, doubts[0].confidence)))
+    return [doubt, *(s for s in out if s.tag != doubt.tag)][:MAX_SHOWN]
 
 
 def _witness_label(ev: Evidence | None) -> str:

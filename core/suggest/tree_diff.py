@@ -222,6 +222,10 @@ def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> 
             if _order_equivalent(gi, pi, g, p):
                 return []
             if _counting_idiom(gi, pi):
+                # two ways to count rows by a condition; a `* 100` (or another operator) on one side only
+                # is still a difference of its own
+                if sorted(gi.arithmetic) != sorted(pi.arithmetic):
+                    return [Suggestion("Function: math", what, 0.7)]
                 return [Suggestion("Function: aggregate", what, 0.4)]
             return [
                 Suggestion("Function: aggregate", what, 0.85 if gi.aggregates and pi.aggregates else 0.75)
@@ -459,7 +463,12 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         if not same_value and core_text(c.value) != core_text(x.value):  # '1:27%' against '0:01:27'
             # the value in another form, the operator following it (LIKE for its wildcard): the form first
             why = Reason("{} (the same value in another form)", what)
-            return [Suggestion("Value: data format", why, 0.8), Suggestion("Operator: comparison", what, 0.7)]
+            # (two parts written otherwise also read as one condition replaced: the guide's rule 2)
+            return [
+                Suggestion("Value: data format", why, 0.8),
+                Suggestion("Operator: comparison", what, 0.76),
+                Suggestion(REPLACED, Reason("{} (operator and value written otherwise)", what), 0.76),
+            ]
         return [Suggestion("Operator: comparison", what, 0.8)]
     if same_value:
         return out
@@ -537,7 +546,10 @@ def _functions(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     out: list[Suggestion] = []
     for name in dict.fromkeys(p.unknown_functions):
         if name in DATE_WORDS:
-            out.append(Suggestion("Function: date/time", f"SQLite has no {name}() function", 0.9))
+            # the guide's reading of a function SQLite lacks is "Other: other"; the date function it stands
+            # for is the neighbouring reading, shown after it
+            out.append(Suggestion("Other: other", f"SQLite has no {name}() function", 0.9))
+            out.append(Suggestion("Function: date/time", f"SQLite has no {name}() function", 0.85))
         else:
             if name.lower() in ARITHMETIC_FUNCTIONS:
                 out.append(Suggestion("Function: math", f"{name}() stands for an arithmetic operator", 0.9))

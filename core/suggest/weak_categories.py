@@ -6,7 +6,10 @@
   part of a set operation lost its GROUP BY / HAVING.
 - Other: an unqualified column that two joined tables both have is ambiguous; SQLite refuses the query.
 - Operator comparison at a boundary (`>` against `>=` on the same value), which databases generated from
-  the schema rarely hold: their agreement does not clear it.
+  the schema rarely hold: their agreement does not clear it. Nor does it clear a result rounded on one side
+  only (Function math): their few whole rows seldom give a value ROUND changes.
+- Condition explicit redundant: the prediction counts rows by a condition and also keeps only the rows that
+  meet it (`COUNT(CASE WHEN time IS NOT NULL …) / COUNT(*) … WHERE time IS NOT NULL`): its share is always 1.
 - Subquery mismatch: the prediction's nested query answers another question than the one its place asks:
   it compares a column with the top of another expression (`x = (SELECT MIN(a + b) …)`), or it looks
   things up in tables gold never reads while gold needs no nested query at all.
@@ -37,6 +40,7 @@ def weak_category_findings(g: QueryFacts, p: QueryFacts, schema: Schema | None =
         *_pick_of_another(g, p),
         *_nested_elsewhere(g, p),
         *_unlinked_join(g, p, schema),
+        *_filtered_count(p),
     ]
 
 
@@ -54,7 +58,9 @@ def _pick_of_another(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         inner = agg.this if isinstance(agg, (exp.Max, exp.Min)) else None
         if inner is None or not c.column.replace("_", "").isalnum():
             continue  # (a HAVING count compared with a nested count is the aggregate rules' to read)
-        derived = sub is not None and isinstance((sub.args.get("from") or exp.From()).this, exp.Subquery)
+        derived = sub is not None and isinstance(
+            (sub.args.get("from_") or sub.args.get("from") or exp.From()).this, exp.Subquery
+        )
         if isinstance(inner, exp.Column) and (inner.name.lower() == c.column or derived):
             continue  # the same column, or a column a derived table names
         why = Reason(
@@ -233,4 +239,38 @@ def boundary_findings(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
                     x.node,
                 )
                 out.append(Suggestion("Operator: comparison", why, 0.8))
-    return out[:1]
+    return out[:1] + _rounded(g, p)
+
+
+def _rounded(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
+    """ROUND on one side's result only: generated rows, few and whole, seldom give a value it changes."""
+    gold_rounds = any(item.node.find(exp.Round) for item in g.select)
+    pred_rounds = any(item.node.find(exp.Round) for item in p.select)
+    if gold_rounds == pred_rounds:
+        return []
+    side = "the prediction" if pred_rounds else "gold"
+    return [Suggestion("Function: math", f"only {side} rounds its result (ROUND)", 0.7)]
+
+
+def _filtered_count(p: QueryFacts) -> list[Suggestion]:
+    """A share whose numerator counts the rows meeting one condition, over all rows, where WHERE already
+    requires that condition."""
+    if not p.counts_condition:
+        return []
+    required = {norm_sql(c.node): c for c in p.conjuncts if c.clause == "where"}
+    for item in p.select:
+        for div in item.node.find_all(exp.Div):
+            counted = [t for agg in div.this.find_all(exp.AggFunc) for t in _counted_tests(agg)]
+            over = [t for agg in div.expression.find_all(exp.AggFunc) for t in _counted_tests(agg)]
+            c = required.get(norm_sql(counted[0])) if len(counted) == 1 and not over else None
+            if c is not None:
+                why = Reason(
+                    "the prediction's share counts the rows where {} among rows that all meet it", c.node
+                )
+                return [Suggestion("Condition: explicit redundant", why, 0.8)]
+    return []
+
+
+def _counted_tests(agg: exp.Expression) -> list[exp.Expression]:
+    """The conditions a counting aggregate tests: each CASE WHEN branch and IIF (both are If nodes)."""
+    return [branch.this for branch in agg.find_all(exp.If)]

@@ -55,7 +55,7 @@ def run_row(row: LabelledRow, data: Path | None = None, *, structure_only: bool 
     found = suggest_causes(
         row.gold_sql, row.pred_sql, schema=row.schema, evidence=row.evidence,
         gold_result=g, pred_result=p, ex=ex, error=error, tie_sensitive=tied, ex_mode=mode,
-        databases=databases, exact_match=em,
+        databases=databases, exact_match=em, question=row.question,
     )  # fmt: skip
     return Scored(row, found, ex, time.perf_counter() - started)
 

@@ -36,6 +36,7 @@ class LabelledRow:
     evidence: str | None
     db_path: Path | None
     schema: Schema | None
+    question: str = ""
 
     @property
     def wrong(self) -> bool:
@@ -56,7 +57,8 @@ def load_rows(data: Path, path: Path = LABELS) -> list[LabelledRow]:
         labels = tuple(t.strip() for t in (r["labels"] or "").split(";") if t.strip())
         rows.append(
             LabelledRow(
-                dataset, source, index, r["split"], labels, r["reason"], gold, pred, evidence, db, schema
+                dataset, source, index, r["split"], labels, r["reason"], gold, pred, evidence, db, schema,
+                question_of(data, dataset, index),
             )
         )
     return rows
@@ -79,6 +81,12 @@ def _resolve(data: Path, dataset: str, source: str, index: int) -> tuple:
         pred = mutate(ex["query"], source.removeprefix("mutate:"))
         return ex["query"], pred, ex.get("commonsense_knowledge"), db if db.exists() else None, _schema(db)
     raise ValueError(f"{LABELS}: unknown dataset {dataset!r} (spider, bird or archer)")
+
+
+def question_of(data: Path, dataset: str, index: int) -> str:
+    """The example's question (Archer's and BIRD's as the dataset writes them)."""
+    path = {"spider": "spider_dev/dev.json", "bird": "bird_dev/dev.json", "archer": "archer/train.json"}[dataset]
+    return str(_json(data / path)[index]["question"])
 
 
 @cache

@@ -239,10 +239,11 @@ ONE_CAUSE = [
         "SELECT id FROM customers WHERE NOT (first_name <> 'Dameon' AND last_name = 'Sanford')",
         ["Operator: comparison"],
     ),
-    (  # the value in another form, the operator following it: the form first, the operator after it
+    (  # the value in another form, the operator following it: the form first, the operator after it, and
+        # the reading of two parts written otherwise as one condition replaced (the guide's rule 2) beside
         "SELECT d FROM lap WHERE time LIKE '1:27%'",
         "SELECT d FROM lap WHERE time = '0:01:27'",
-        ["Value: data format", "Operator: comparison"],
+        ["Value: data format", "Operator: comparison", "Condition: explicit mismatch"],
     ),
 ]
 

@@ -149,6 +149,7 @@ class DetailMixin(BrowseState):
                 evidence=row.get("evidence"),
                 ex=row.get("ex"),
                 error=row.get("error"),
+                question=row.get("question"),
             )
         self.post_message(DetailReady(key, tabs, found))
 
