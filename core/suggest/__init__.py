@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sqltriage.core.model import Schema
-from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed
+from sqltriage.core.sql.parse import ParsedQuery, ensure_parsed, statement_body
 from sqltriage.core.suggest.evidence import Evidence, localise, schema_evidence, witness_evidence
 from sqltriage.core.suggest.exec_signals import exec_signals
 from sqltriage.core.suggest.facts import QueryFacts, query_facts
@@ -33,6 +33,7 @@ from sqltriage.core.suggest.suggestion import (
 )
 from sqltriage.core.suggest.tree_diff import tree_findings
 from sqltriage.core.suggest.weak_categories import boundary_findings
+from sqltriage.core.verdicts.exec_compare import first_statement
 from sqltriage.core.verdicts.exec_result import ExecResult
 
 __all__ = ["Suggestion", "format_suggested", "stored_suggestions", "suggest_causes"]
@@ -82,8 +83,22 @@ def suggest_causes(
         return []  # the same rows, and not by chance: nothing to suggest (and no parse work spent)
     basis = EXECUTION if gold_result is not None else STRUCTURE  # the database was there and was used
     gold, pred = ensure_parsed(gold, schema), ensure_parsed(pred, schema)  # parsed once for every rule
+    rest = None
+    if not pred.ok and ";" in statement_body(pred.sql):
+        # several statements (or a statement and prose): the first is the answer, as Spider's evaluator and
+        # a reader take it (what the others return is not there: gold's columns they hold are missing)
+        first = ensure_parsed(first_statement(pred.sql), schema)
+        if first.ok:
+            rest = f"the prediction does not parse as one statement ({pred.error}); its first statement is compared"
+            pred = first
+            if error is not None and "one statement at a time" in error:
+                error = None
     g, p = _gold_facts(gold, schema), query_facts(pred, schema)
     found = tree_findings(g, p, evidence, schema) if g.ok and p.ok else []
+    if rest is not None and (ex_mode != "spider" or not any(s.confidence >= GATE for s in found)):
+        # the whole text fails where the evaluator runs it as written (all but Spider's, which keeps the
+        # first statement); with Spider's it is the cause only when the first statement alone is right
+        found.append(Suggestion("Other: other", rest, 0.85))
     if error is None and not p.ok and g.ok:
         error = f"does not parse: {p.error}"
     refuting = (

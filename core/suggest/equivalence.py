@@ -67,6 +67,9 @@ def same_filters(
     counted_g, counted_p = _counted_filters(g, p, drop_g, drop_p)
     drop_g |= counted_g
     drop_p |= counted_p
+    named_g, named_p = _named_by_reference(g, p)
+    drop_g |= named_g
+    drop_p |= named_p
     g2, p2, doubtful = _lookups(g, p, evidence, schema, drop_g, drop_p)
     g2, p2 = _grouping_as_distinct(g2, p2), _grouping_as_distinct(p2, g2)
     if not drop_g and not drop_p and g2 is g and p2 is p:
@@ -75,6 +78,41 @@ def same_filters(
 
 
 _COMPARISONS = {"=", "!=", ">", ">=", "<", "<=", "like", "between"}
+# a column whose name says it holds a short reference spelled from a name (`driverRef`, `circuitRef`, `slug`)
+_REFERENCE = re.compile(r"(ref|slug|handle|abbr|abbreviation)$", re.I)
+
+
+def _named_by_reference(g: QueryFacts, p: QueryFacts) -> tuple[set[int], set[int]]:
+    """`driverRef = 'hamilton'` where gold tests `forename = 'Lewis' AND surname = 'Hamilton'`: a reference
+    spelled from the name gold tests names the same row. Gold's tests of that row (those on the same table
+    alias as the name) and the prediction's reference are left out on both sides."""
+    for j, x in enumerate(p.conjuncts):
+        if x.kind != "str" or x.op != "=" or not _REFERENCE.search(x.column):
+            continue
+        words = set(re.split(r"[\W_]+", x.value.lower())) - {""}
+        named = [
+            i
+            for i, c in enumerate(g.conjuncts)
+            if c.kind == "str"
+            and c.op in ("=", "like")
+            and c.column != x.column
+            and c.value.strip("%").lower() in words
+        ]
+        if not named or len(min(words, key=len)) < 3:
+            continue
+        alias = _qualifier(g.conjuncts[named[0]])
+        same_row = {
+            i
+            for i, c in enumerate(g.conjuncts)
+            if alias and c.kind == "str" and c.op in ("=", "like") and _qualifier(c) == alias
+        }
+        return same_row | set(named), {j}
+    return set(), set()
+
+
+def _qualifier(c: Conjunct) -> str:
+    col = c.node.find(exp.Column)
+    return col.table.lower() if col is not None else ""
 
 
 def _implied(f: QueryFacts, other: QueryFacts) -> set[int]:

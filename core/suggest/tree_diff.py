@@ -18,8 +18,8 @@ from sqlglot import exp
 from sqltriage.core.model import Schema
 from sqltriage.core.suggest.column_tables import column_table_findings
 from sqltriage.core.suggest.equivalence import same_filters
-from sqltriage.core.suggest.exec_signals import ARITHMETIC_FUNCTIONS
 from sqltriage.core.suggest.facts import Conjunct, QueryFacts, SelectItem, is_nested, norm_sql
+from sqltriage.core.suggest.function_diff import function_findings
 from sqltriage.core.suggest.link_columns import other_link_findings
 from sqltriage.core.suggest.one_cause import (
     REPLACED,
@@ -33,11 +33,8 @@ from sqltriage.core.suggest.one_cause import subject as _subject
 from sqltriage.core.suggest.one_cause import tests as _tests
 from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import Suggestion
-from sqltriage.core.suggest.values import core_text, in_evidence, same_but_form
+from sqltriage.core.suggest.values import core_text, in_evidence, same_but_form, words_inside
 from sqltriage.core.suggest.weak_categories import weak_category_findings
-
-DATE_WORDS = {"YEAR", "MONTH", "DAY", "DATEDIFF", "DATE_FORMAT", "NOW", "CURDATE", "DATEPART", "TO_DATE"}
-_FLOAT = re.compile(r"^\d+\.\d+$")
 
 
 def _names(items: Iterable[str]) -> str:
@@ -50,7 +47,7 @@ def tree_findings(
     """Every candidate cause the two parses show, each with its confidence (not yet gated or ranked)."""
     gold, pred, doubtful = same_filters(gold, pred, evidence or "", schema)  # conditions written otherwise
     out: list[Suggestion] = [*doubtful, *_tables(gold, pred, schema)]
-    for rule in (_joins, _select, _functions, _aggregates, _distinct, _order, _clauses, _subqueries):
+    for rule in (_joins, _select, function_findings, _aggregates, _distinct, _order, _clauses, _subqueries):
         out += rule(gold, pred)
     out += _conditions(gold, pred, evidence or "")
     out += weak_category_findings(gold, pred, schema)
@@ -491,6 +488,10 @@ def _paired_condition(c: Conjunct, x: Conjunct, evidence: str) -> list[Suggestio
         conf = 0.9 if in_evidence(c.value, evidence) and not in_evidence(x.value, evidence) else 0.75
         reason = Reason("{} (the evidence states gold's value)", what) if conf > 0.8 else what
         out.append(Suggestion("Value: mismatch", reason, conf))
+        if c.kind == x.kind == "str" and words_inside(core_text(c.value), core_text(x.value)):
+            # 'Los Angeles County' for the stored 'Los Angeles': the same thing named at more length
+            why = Reason("{} (one names the other with more words)", what)
+            out.append(Suggestion("Value: data format", why, conf - 0.05))
     elif c.kind == x.kind == "other" and _LITERAL.sub("?", c.value) == _LITERAL.sub("?", x.value):
         why = Reason("{} (the same expression with other numbers)", what)
         out.append(Suggestion("Value: mismatch", why, 0.75))
@@ -540,34 +541,6 @@ def _same_column_twice(f: QueryFacts) -> bool:
 
 
 # --- functions, aggregates, DISTINCT, ORDER BY -----------------------------------------------------------
-
-
-def _functions(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
-    out: list[Suggestion] = []
-    for name in dict.fromkeys(p.unknown_functions):
-        if name in DATE_WORDS:
-            # the guide's reading of a function SQLite lacks is "Other: other"; the date function it stands
-            # for is the neighbouring reading, shown after it
-            out.append(Suggestion("Other: other", f"SQLite has no {name}() function", 0.9))
-            out.append(Suggestion("Function: date/time", f"SQLite has no {name}() function", 0.85))
-        else:
-            if name.lower() in ARITHMETIC_FUNCTIONS:
-                out.append(Suggestion("Function: math", f"{name}() stands for an arithmetic operator", 0.9))
-            out.append(Suggestion("Other: other", f"SQLite has no {name}() function", 0.85))
-    for fam in sorted(set(g.families) | set(p.families)):
-        has_g, has_p = g.families[fam] > 0, p.families[fam] > 0
-        if has_g == has_p or (fam == "conditional" and g.counts_condition and p.counts_condition):
-            continue  # (CASE / IIF as one of two ways to count rows by a condition)
-        side = "gold" if has_g else "the prediction"
-        reason = f"only {side} uses a {fam} function"
-        conf = {"window": 0.85, "string": 0.6, "math": 0.6, "conditional": 0.55, "date/time": 0.45}.get(
-            fam, 0.4
-        )
-        if fam == "conversion":
-            float_literal = any(k == "num" and _FLOAT.match(v) for v, k in p.literals)
-            conf = 0.55 if has_g and not float_literal else 0.3
-        out.append(Suggestion(f"Function: {fam}", reason, conf))
-    return out
 
 
 def _one_sided_items(g: QueryFacts, p: QueryFacts) -> tuple[list[SelectItem], list[SelectItem]]:

@@ -91,3 +91,11 @@ def in_evidence(value: str, evidence: str) -> bool:
     if not value or not evidence:
         return False
     return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", evidence, re.IGNORECASE) is not None
+
+
+def words_inside(a: str, b: str) -> bool:
+    """One text is the other with whole words added (`los angeles` in `los angeles county`)."""
+    short, long = sorted((a, b), key=len)
+    return (
+        len(short) >= 3 and short != long and re.search(rf"(?<!\w){re.escape(short)}(?!\w)", long) is not None
+    )

@@ -325,3 +325,38 @@ def test_a_lower_case_value_the_data_holds_stays_the_predictions_data_format(wor
         "SELECT name FROM country WHERE continent = 'Africa'",
     )
     assert _tags(found) == ["Value: data format"]
+
+
+def test_several_statements_are_read_as_their_first_with_the_rest_missing() -> None:
+    """The first statement is the answer (a reader's and Spider's evaluator's reading); gold's columns that
+    only later statements return are missing, and where the text runs as written (BIRD) it also fails."""
+    gold = "SELECT type_id, (SELECT COUNT(DISTINCT user_id) FROM comments WHERE post_id = 7) FROM history WHERE post_id = 7"
+    pred = "SELECT type_id FROM history WHERE post_id = 7; SELECT COUNT(DISTINCT user_id) FROM comments WHERE post_id = 7;"
+    bird = _tags(suggest_causes(gold, pred, ex=0, ex_mode="bird"))
+    assert "Attribute: missing" in bird and "Other: other" in bird
+    spider = _tags(suggest_causes(gold, pred, ex=0, ex_mode="spider"))
+    assert "Attribute: missing" in spider and "Other: other" not in spider
+
+
+def test_a_right_first_statement_followed_by_prose_is_other() -> None:
+    gold = "SELECT COUNT(*) FROM cards WHERE border = 'white'"
+    pred = "SELECT COUNT(*) FROM cards WHERE border = 'white'; ### and now the next question"
+    found = suggest_causes(
+        gold, pred, ex=0, ex_mode="spider", error="You can only execute one statement at a time."
+    )
+    assert _tags(found) == ["Other: other"]
+    assert "first statement" in found[0].reason
+
+
+def test_a_reference_spelled_from_the_name_gold_tests_names_the_same_row() -> None:
+    gold = "SELECT MIN(r.fastestLapTime) FROM drivers AS d JOIN results AS r ON r.driverId = d.driverId WHERE d.forename = 'Lewis' AND d.surname = 'Hamilton'"
+    pred = "SELECT MIN(fastestLapTime) FROM results WHERE driverId = (SELECT driverId FROM drivers WHERE driverRef = 'hamilton')"
+    assert suggest_causes(gold, pred, ex=0) == []
+    other = pred.replace("'hamilton'", "'vettel'")
+    assert "Condition: explicit mismatch" in _tags(suggest_causes(gold, other, ex=0))
+
+
+def test_a_value_named_at_more_length_is_also_read_as_its_stored_form() -> None:
+    gold = "SELECT Website FROM schools WHERE County = 'Los Angeles'"
+    pred = "SELECT Website FROM schools WHERE County = 'Los Angeles County'"
+    assert _tags(suggest_causes(gold, pred, ex=0))[:2] == ["Value: mismatch", "Value: data format"]
