@@ -84,6 +84,12 @@ def suggest_causes(
     basis = EXECUTION if gold_result is not None else STRUCTURE  # the database was there and was used
     gold, pred = ensure_parsed(gold, schema), ensure_parsed(pred, schema)  # parsed once for every rule
     rest = None
+    if not pred.ok and _SPACED.search(pred.sql):
+        # `ALB < = 3.5`, copied from BIRD's evidence: the comparison meant is plain, the rest is compared
+        joined = ensure_parsed(_SPACED.sub(lambda m: m.group(1) + "=", pred.sql), schema)
+        if joined.ok:
+            rest = f"the prediction does not parse as written ({pred.error}): SQLite has no '< =' operator"
+            pred = joined
     if not pred.ok and ";" in statement_body(pred.sql):
         # several statements (or a statement and prose): the first is the answer, as Spider's evaluator and
         # a reader take it (what the others return is not there: gold's columns they hold are missing)
@@ -177,6 +183,7 @@ def suggest_causes(
     return [Suggestion(s.tag, _shown(str(s.reason), basis, where), s.confidence, basis) for s in out]
 
 
+_SPACED = re.compile(r"([<>!])\s+=")  # `< =`, `> =`, `! =`: an operator split by a space
 WITNESS_BASIS = "witness"  # while ranking: the results on the judgement's witness (shown as generated ones)
 
 

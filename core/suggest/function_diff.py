@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from sqlglot import exp
+
 from sqltriage.core.suggest.exec_signals import ARITHMETIC_FUNCTIONS
 from sqltriage.core.suggest.facts import QueryFacts
 from sqltriage.core.suggest.suggestion import Suggestion
@@ -37,8 +39,14 @@ def function_findings(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         conf = {"window": 0.85, "string": 0.6, "math": 0.6, "conditional": 0.55, "date/time": 0.45}.get(
             fam, 0.4
         )
+        if fam == "math" and _rounds(g) != _rounds(p):
+            conf, reason = 0.75, f"only {side} rounds its result (ROUND)"  # the value returned changes
         if fam == "conversion":
             float_literal = any(k == "num" and _FLOAT.match(v) for v, k in p.literals)
             conf = 0.55 if has_g and not float_literal else 0.3
         out.append(Suggestion(f"Function: {fam}", reason, conf))
     return out
+
+
+def _rounds(f: QueryFacts) -> bool:
+    return any(item.node.find(exp.Round) for item in f.select)

@@ -244,6 +244,9 @@ def _item_pair(gi: SelectItem, pi: SelectItem, g: QueryFacts, p: QueryFacts) -> 
         return found
     if gi.aggregates and not pi.aggregates and not pi.columns:
         return [Suggestion("Function: aggregate", what, 0.6)]
+    if pi.aggregates and not gi.aggregates and not pi.columns and gi.columns:
+        # COUNT(*) where gold lists a column: the rows counted instead of returned (an aggregate added)
+        return [Suggestion("Function: aggregate", what, 0.8)]
     return [Suggestion("Attribute: mismatch", what, 0.8)]
 
 

@@ -360,3 +360,12 @@ def test_a_value_named_at_more_length_is_also_read_as_its_stored_form() -> None:
     gold = "SELECT Website FROM schools WHERE County = 'Los Angeles'"
     pred = "SELECT Website FROM schools WHERE County = 'Los Angeles County'"
     assert _tags(suggest_causes(gold, pred, ex=0))[:2] == ["Value: mismatch", "Value: data format"]
+
+
+def test_an_operator_split_by_a_space_is_read_joined_and_the_rest_compared() -> None:
+    """`ALB < = 3.5`, as BIRD's evidence writes it: SQLite refuses it, and the rest of the query is still
+    compared (every column selected, a column of a table never read)."""
+    gold = "SELECT DISTINCT T1.ID FROM Patient AS T1 JOIN Laboratory AS T2 ON T1.ID = T2.ID WHERE T1.SEX = 'M' AND (T2.ALB <= 3.5 OR T2.ALB >= 5.5)"
+    pred = "SELECT * FROM Patient WHERE SEX = 'M' AND (ALB < = 3.5 OR ALB > = 5.5)"
+    tags = _tags(suggest_causes(gold, pred, ex=0, ex_mode="bird"))
+    assert "Other: other" in tags and ({"Table: missing", "Attribute: redundant"} & set(tags))
