@@ -12,7 +12,7 @@ from sqltriage.core.verdicts.exec_result import DEFAULT_MAX_ROWS, DEFAULT_TIMEOU
 from sqltriage.core.verdicts.verify.check import DEFAULT_BOUND as VERIFY_BOUND
 from sqltriage.core.verdicts.verify.check import DEFAULT_TIMEOUT as VERIFY_TIMEOUT
 
-METRICS_VERSION = "16"  # bump whenever a metric's definition changes: stored results are then recomputed
+METRICS_VERSION = "17"  # bump whenever a metric's definition changes (the suggestions too): stored results are then recomputed
 NEIGHBOURS_META = "neighbours"  # "K:seed" of the last finished run, so a later run keeps ex_ts unless told
 VERIFY_META = "verify"  # "bound:timeout" of the last finished run with --verify ("" without), kept likewise
 START_METHODS = ("fork", "spawn")  # how the pool may start its worker processes

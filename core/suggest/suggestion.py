@@ -15,7 +15,7 @@ SCHEMA_EXECUTION = "execution on generated databases"  # the results on database
 BASES = (STRUCTURE, EXECUTION, SCHEMA_EXECUTION)
 GATE = 0.5  # below this confidence a candidate is not shown: a row with nothing confidently wrong gets none
 MAX_SHOWN = 3  # more than three causes per row are rarely all right and drown the good one
-MARGIN = 0.1  # a cause much less sure than the first is more often wrong than right: not shown
+MARGIN = 0.15  # a cause much less sure than the first is more often wrong than right: not shown
 
 
 @dataclass(frozen=True, slots=True)
