@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--blind5",
         action="store_true",
-        help="score the fifth frozen blind batch (tests/core/fixtures/suggest_blind5.tsv) instead: once, at the end",
+        help="score the fifth frozen blind batch (tests/core/fixtures/suggest_blind5.tsv) instead (scored once at the end of the fifth round)",
     )
     args = parser.parse_args(argv)
     if not (SHARED_DATA / "spider_dev" / "dev.json").exists():

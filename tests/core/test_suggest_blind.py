@@ -13,7 +13,7 @@ BLIND = Path(__file__).parent / "fixtures" / "suggest_blind.tsv"  # scored once,
 BLIND2 = Path(__file__).parent / "fixtures" / "suggest_blind2.tsv"  # scored once, then tuned on
 BLIND3 = Path(__file__).parent / "fixtures" / "suggest_blind3.tsv"  # labelled before the third round's rules
 BLIND4 = Path(__file__).parent / "fixtures" / "suggest_blind4.tsv"  # labelled under the guide, scored once
-BLIND5 = Path(__file__).parent / "fixtures" / "suggest_blind5.tsv"  # labelled under the guide, not scored yet
+BLIND5 = Path(__file__).parent / "fixtures" / "suggest_blind5.tsv"  # labelled under the guide, scored once
 FROZEN_SHA256 = {
     BLIND: "ee7cdca22361b7378b8b7521c9f51be0a350b08c432bb29a8824d827962f2896",
     BLIND2: "2f16521efdbffa1ebdd275ca1b4a1b2ec3c69f8c6b1202e284d05a64dd29c8c7",
