@@ -57,7 +57,17 @@ def load_rows(data: Path, path: Path = LABELS) -> list[LabelledRow]:
         labels = tuple(t.strip() for t in (r["labels"] or "").split(";") if t.strip())
         rows.append(
             LabelledRow(
-                dataset, source, index, r["split"], labels, r["reason"], gold, pred, evidence, db, schema,
+                dataset,
+                source,
+                index,
+                r["split"],
+                labels,
+                r["reason"],
+                gold,
+                pred,
+                evidence,
+                db,
+                schema,
                 question_of(data, dataset, index),
             )
         )
@@ -85,7 +95,9 @@ def _resolve(data: Path, dataset: str, source: str, index: int) -> tuple:
 
 def question_of(data: Path, dataset: str, index: int) -> str:
     """The example's question (Archer's and BIRD's as the dataset writes them)."""
-    path = {"spider": "spider_dev/dev.json", "bird": "bird_dev/dev.json", "archer": "archer/train.json"}[dataset]
+    path = {"spider": "spider_dev/dev.json", "bird": "bird_dev/dev.json", "archer": "archer/train.json"}[
+        dataset
+    ]
     return str(_json(data / path)[index]["question"])
 
 

@@ -147,7 +147,9 @@ def test_the_difference_is_named_first(gold: str, pred: str, first: str) -> None
 
 def test_a_date_function_sqlite_lacks_is_other_first_then_the_date_function() -> None:
     """The guide reads a function SQLite lacks as "Other: other"; the date function it stands for follows."""
-    found = suggest_causes("SELECT a FROM t WHERE d LIKE '2014%'", "SELECT a FROM t WHERE YEAR(d) = 2014", ex=0)
+    found = suggest_causes(
+        "SELECT a FROM t WHERE d LIKE '2014%'", "SELECT a FROM t WHERE YEAR(d) = 2014", ex=0
+    )
     assert [s.tag for s in found[:2]] == ["Other: other", "Function: date/time"]
     assert "no YEAR() function" in found[0].reason
 
