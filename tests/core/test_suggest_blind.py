@@ -66,19 +66,22 @@ def test_the_later_batches_are_weighted_to_bird_and_near_half_there(batch: Path)
     assert len(rows) >= 90 and 0.4 <= wrong / len(rows) <= 0.6
 
 
-def test_the_fourth_batch_is_what_its_seeded_draw_gives(shared_data: Path) -> None:
-    """The fourth batch's rows, in order, are those tests/core/suggest_blind4_draw.py draws (seed 2028)."""
-    from tests.core.suggest_blind4_draw import draw
+DRAWS = {
+    BLIND: "suggest_blind_draw",
+    BLIND2: "suggest_blind2_draw",
+    BLIND3: "suggest_blind3_draw",
+    BLIND4: "suggest_blind4_draw",
+    BLIND5: "suggest_blind5_draw",
+}
 
-    keys = [(r["dataset"], r["source"], int(r["index"])) for r in read_label_file(BLIND4)]
-    assert keys == draw()
 
+@BATCHES
+def test_the_batch_is_what_its_seeded_draw_gives(shared_data: Path, batch: Path) -> None:
+    """Each batch's rows, in order, are those its script in tests/core/ draws (the seed is in the script)."""
+    import importlib
 
-def test_the_fifth_batch_is_what_its_seeded_draw_gives(shared_data: Path) -> None:
-    """The fifth batch's rows, in order, are those tests/core/suggest_blind5_draw.py draws (seed 2029)."""
-    from tests.core.suggest_blind5_draw import draw
-
-    keys = [(r["dataset"], r["source"], int(r["index"])) for r in read_label_file(BLIND5)]
+    draw = importlib.import_module(f"tests.core.{DRAWS[batch]}").draw
+    keys = [(r["dataset"], r["source"], int(r["index"])) for r in read_label_file(batch)]
     assert keys == draw()
 
 
