@@ -44,11 +44,7 @@ def _evaluate(limit: int | None, root: Path) -> tuple[list[float], int, int]:
     import json
 
     import sqltriage.core.verdicts.judgement.schema_only as schema_only
-    from sqltriage.core.datasets import load_dataset
-    from sqltriage.core.datasets.predictions import load_predictions
-    from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
-    from sqltriage.core.reporting.report import load_frame
-    from sqltriage.core.workspace.store import Workspace
+    from tests.core.schema_only_run import judged_rows
 
     data = BIRD_DEV
     if limit is not None:  # a subset in a folder of its own, its tables beside it
@@ -75,14 +71,7 @@ def _evaluate(limit: int | None, root: Path) -> tuple[list[float], int, int]:
     for name, fn in originals.items():
         setattr(schema_only, name, timed(fn))
     try:
-        dataset = load_dataset(data / "dev.json")
-        sets = [load_predictions(data / "predict_dev_chatgpt_kg.json", dataset, name="chatgpt_kg")]
-        options = EvalOptions(
-            features=False, jobs=1, neighbours=3, verify=True, neighbour_cache=str(root / "cache")
-        )
-        with Workspace.open(root / "w.db") as ws:
-            evaluate(dataset, sets, ws, options)
-            rows = list(load_frame(ws).iter_rows(named=True))
+        rows = judged_rows(data / "dev.json", data / "predict_dev_chatgpt_kg.json", root, name="chatgpt_kg")
     finally:
         for name, fn in originals.items():
             setattr(schema_only, name, fn)

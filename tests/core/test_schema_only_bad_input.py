@@ -10,11 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sqltriage.core.datasets import load_dataset
-from sqltriage.core.datasets.predictions import load_predictions
-from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
-from sqltriage.core.reporting.report import load_frame
-from sqltriage.core.workspace.store import Workspace
+from tests.core.schema_only_run import judged_rows
 
 WIDE = 120
 
@@ -76,14 +72,7 @@ def rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
     pytest.importorskip("z3")
     root = tmp_path_factory.mktemp("bad-input")
     _write(root)
-    dataset = load_dataset(root / "dev.json")
-    sets = [load_predictions(root / "pred.json", dataset, name="m")]
-    options = EvalOptions(
-        features=False, jobs=1, neighbours=3, verify=True, neighbour_cache=str(root / "cache")
-    )
-    with Workspace.open(root / "w.db") as ws:
-        evaluate(dataset, sets, ws, options)
-        return sorted(load_frame(ws).iter_rows(named=True), key=lambda r: r["index"])
+    return sorted(judged_rows(root / "dev.json", root / "pred.json", root), key=lambda r: r["index"])
 
 
 def test_every_row_gets_a_call_and_its_reason(rows: list[dict]) -> None:

@@ -10,37 +10,33 @@ from pathlib import Path
 import pytest
 
 from sqltriage.core.datasets import load_dataset
-from sqltriage.core.datasets.predictions import load_predictions
 from sqltriage.core.model import Column, Schema, Table
-from sqltriage.core.pipeline.evaluate import EvalOptions, evaluate
-from sqltriage.core.reporting.report import load_frame
 from sqltriage.core.sql.parse import parse_sql
 from sqltriage.core.verdicts.judgement.schema_only import values_match
-from sqltriage.core.workspace.store import Workspace
+from tests.core.schema_only_run import judged_rows
 
 DB = "toxicology"
 N = 40
 
 
-@pytest.fixture(scope="module")
-def judged(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
-    """The first N toxicology questions of BIRD dev and the baseline's predictions, evaluated with
-    `--neighbours 3` and no database file."""
+def _subset(shared_data: Path, root: Path) -> Path:
+    """The first N toxicology questions of BIRD dev and the baseline's predictions, written under `root`."""
     bird = shared_data / "bird_dev"
     dev = json.loads((bird / "dev.json").read_text())
     preds = json.loads((bird / "predict_dev_chatgpt_kg.json").read_text())
     picked = [(i, e) for i, e in enumerate(dev) if e["db_id"] == DB][:N]
-    root = tmp_path_factory.mktemp("bird-subset")
     (root / "dev.json").write_text(json.dumps([e for _, e in picked]))
     (root / "dev_tables.json").write_text((bird / "dev_tables.json").read_text())
     (root / "preds.json").write_text(json.dumps({str(n): preds[str(i)] for n, (i, _) in enumerate(picked)}))
-    dataset = load_dataset(root / "dev.json")
-    assert dataset.db_missing(DB)
-    sets = [load_predictions(root / "preds.json", dataset, name="chatgpt_kg")]
-    options = EvalOptions(features=False, jobs=1, neighbours=3, neighbour_cache=str(root / "cache"))
-    with Workspace.open(root / "w.db") as ws:
-        evaluate(dataset, sets, ws, options)
-        return list(load_frame(ws).iter_rows(named=True))
+    return root
+
+
+@pytest.fixture(scope="module")
+def judged(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    """The subset evaluated with `--neighbours 3` and no database file."""
+    root = _subset(shared_data, tmp_path_factory.mktemp("bird-subset"))
+    assert load_dataset(root / "dev.json").db_missing(DB)
+    return judged_rows(root / "dev.json", root / "preds.json", root, name="chatgpt_kg", verify=False)
 
 
 def test_every_row_is_run_on_the_generated_databases(judged: list[dict]) -> None:
@@ -163,22 +159,8 @@ def proved(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[
     """The same toxicology subset evaluated with `--verify` too: the pairs no generated database tells
     apart are put to the solver, on the declared schema alone."""
     pytest.importorskip("z3")
-    bird = shared_data / "bird_dev"
-    dev = json.loads((bird / "dev.json").read_text())
-    preds = json.loads((bird / "predict_dev_chatgpt_kg.json").read_text())
-    picked = [(i, e) for i, e in enumerate(dev) if e["db_id"] == DB][:N]
-    root = tmp_path_factory.mktemp("bird-subset-verify")
-    (root / "dev.json").write_text(json.dumps([e for _, e in picked]))
-    (root / "dev_tables.json").write_text((bird / "dev_tables.json").read_text())
-    (root / "preds.json").write_text(json.dumps({str(n): preds[str(i)] for n, (i, _) in enumerate(picked)}))
-    dataset = load_dataset(root / "dev.json")
-    sets = [load_predictions(root / "preds.json", dataset, name="chatgpt_kg")]
-    options = EvalOptions(
-        features=False, jobs=1, neighbours=3, verify=True, neighbour_cache=str(root / "cache")
-    )
-    with Workspace.open(root / "w.db") as ws:
-        evaluate(dataset, sets, ws, options)
-        return list(load_frame(ws).iter_rows(named=True))
+    root = _subset(shared_data, tmp_path_factory.mktemp("bird-subset-verify"))
+    return judged_rows(root / "dev.json", root / "preds.json", root, name="chatgpt_kg")
 
 
 def test_a_proof_from_the_declared_schema_is_right_and_holds_on_every_generated_database(
