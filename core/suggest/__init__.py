@@ -26,6 +26,7 @@ from sqltriage.core.suggest.semantics import respecting
 from sqltriage.core.suggest.suggestion import (
     EXECUTION,
     GATE,
+    MAX_SHOWN,
     SCHEMA_EXECUTION,
     STRUCTURE,
     Suggestion,
@@ -83,22 +84,7 @@ def suggest_causes(
         return []  # the same rows, and not by chance: nothing to suggest (and no parse work spent)
     basis = EXECUTION if gold_result is not None else STRUCTURE  # the database was there and was used
     gold, pred = ensure_parsed(gold, schema), ensure_parsed(pred, schema)  # parsed once for every rule
-    rest = None
-    if not pred.ok and _SPACED.search(pred.sql):
-        # `ALB < = 3.5`, copied from BIRD's evidence: the comparison meant is plain, the rest is compared
-        joined = ensure_parsed(_SPACED.sub(lambda m: m.group(1) + "=", pred.sql), schema)
-        if joined.ok:
-            rest = f"the prediction does not parse as written ({pred.error}): SQLite has no '< =' operator"
-            pred = joined
-    if not pred.ok and ";" in statement_body(pred.sql):
-        # several statements (or a statement and prose): the first is the answer, as Spider's evaluator and
-        # a reader take it (what the others return is not there: gold's columns they hold are missing)
-        first = ensure_parsed(first_statement(pred.sql), schema)
-        if first.ok:
-            rest = f"the prediction does not parse as one statement ({pred.error}); its first statement is compared"
-            pred = first
-            if error is not None and "one statement at a time" in error:
-                error = None
+    pred, rest, error = _as_compared(pred, schema, error)
     g, p = _gold_facts(gold, schema), query_facts(pred, schema)
     found = tree_findings(g, p, evidence, schema) if g.ok and p.ok else []
     if rest is not None and (ex_mode != "spider" or not any(s.confidence >= GATE for s in found)):
@@ -187,13 +173,34 @@ _SPACED = re.compile(r"([<>!])\s+=")  # `< =`, `> =`, `! =`: an operator split b
 WITNESS_BASIS = "witness"  # while ranking: the results on the judgement's witness (shown as generated ones)
 
 
+def _as_compared(
+    pred: ParsedQuery, schema: Schema | None, error: str | None
+) -> tuple[ParsedQuery, str | None, str | None]:
+    """The prediction as it is compared when it does not parse as one statement: `ALB < = 3.5` (copied from
+    BIRD's evidence) read joined, and several statements (or a statement and prose) read as their first, as
+    Spider's evaluator and a reader take it (what the others return is not there: gold's columns they hold
+    are missing). Also why the text as written fails, and the error left once that is said."""
+    rest = None
+    if not pred.ok and _SPACED.search(pred.sql):
+        joined = ensure_parsed(_SPACED.sub(lambda m: m.group(1) + "=", pred.sql), schema)
+        if joined.ok:
+            rest = f"the prediction does not parse as written ({pred.error}): SQLite has no '< =' operator"
+            pred = joined
+    if not pred.ok and ";" in statement_body(pred.sql):
+        first = ensure_parsed(first_statement(pred.sql), schema)
+        if first.ok:
+            rest = f"the prediction does not parse as one statement ({pred.error}); its first statement is compared"
+            pred = first
+            if error is not None and "one statement at a time" in error:
+                error = None
+    return pred, rest, error
+
+
 def _gold_doubted(out: list[Suggestion], doubts: list[Suggestion]) -> list[Suggestion]:
     """Gold misreading the question comes first (the guide's rule 5); the prediction's differences follow,
     in case the reading is wrong."""
     if not doubts:
         return out
-    from sqltriage.core.suggest.suggestion import MAX_SHOWN
-
     top = max((s.confidence for s in out), default=doubts[0].confidence)
     doubt = Suggestion(doubts[0].tag, doubts[0].reason, min(0.99, max(top + 0.01, doubts[0].confidence)))
     return [doubt, *(s for s in out if s.tag != doubt.tag)][:MAX_SHOWN]
@@ -211,7 +218,7 @@ def _refuted_pass(
     """An EX pass a realistic database refutes: the evaluation's verdict first, then what the parses show,
     ranked by the witness's results (which columns, which rows differ there)."""
     from sqltriage.core.suggest.rules import with_results
-    from sqltriage.core.suggest.suggestion import MAX_SHOWN, ranked
+    from sqltriage.core.suggest.suggestion import ranked
 
     assert ev.gold is not None and ev.pred is not None
     signals = exec_signals(ev.gold, ev.pred)

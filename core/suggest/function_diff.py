@@ -39,8 +39,10 @@ def function_findings(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
         conf = {"window": 0.85, "string": 0.6, "math": 0.6, "conditional": 0.55, "date/time": 0.45}.get(
             fam, 0.4
         )
-        if fam == "math" and _rounds(g) != _rounds(p):
-            conf, reason = 0.75, f"only {side} rounds its result (ROUND)"  # the value returned changes
+        rounding = one_sided_rounding(g, p) if fam == "math" else None
+        if rounding is not None:  # the value returned changes: surer than another math function
+            out.append(rounding)
+            continue
         if fam == "conversion":
             float_literal = any(k == "num" and _FLOAT.match(v) for v, k in p.literals)
             conf = 0.55 if has_g and not float_literal else 0.3
@@ -48,5 +50,11 @@ def function_findings(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
     return out
 
 
-def _rounds(f: QueryFacts) -> bool:
-    return any(item.node.find(exp.Round) for item in f.select)
+def one_sided_rounding(g: QueryFacts, p: QueryFacts) -> Suggestion | None:
+    """ROUND on one side's result only: "Function: math", whatever else the two compute."""
+    gold, pred = (any(item.node.find(exp.Round) for item in f.select) for f in (g, p))
+    if gold == pred:
+        return None
+    return Suggestion(
+        "Function: math", f"only {'the prediction' if pred else 'gold'} rounds its result (ROUND)", 0.75
+    )

@@ -44,7 +44,6 @@ WHO = re.compile(
 NEGATED = {">": "<=", "<": ">=", ">=": "<", "<=": ">"}  # "not more than 3" is `<= 3`
 WHEN = {"date", "time", "year", "day", "month", "when"}  # words that ask for one another
 KEY_WORDS = {"id", "key", "ref", "link", "code"}  # a column naming a row of another table, not a value
-GENERIC = {"id", "name", "type", "code", "date", "number", "num", "no", "value", "t1", "t2"}
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -57,7 +56,7 @@ def question_doubts(
     said = _Words(question)
     known = _Words(f"{question} {evidence or ''}")
     for rule in (_value, _operator, _column, _returned, _filter):
-        found = rule(g, p, said, known, question, evidence or "")
+        found = rule(g, p, said, known, evidence or "")
         if found is not None:
             return [found]
     return []
@@ -75,10 +74,6 @@ class _Words:
         parts = name_words(column)
         return bool(parts) and parts <= self.words
 
-    def touches(self, column: str) -> bool:
-        """Some word of the column's name is said."""
-        return bool(name_words(column) & self.words) or column.lower() in self.text
-
     def has_value(self, value: str) -> bool:
         v = core_text(value)
         return bool(v) and re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", self.text) is not None
@@ -95,12 +90,6 @@ def _singular(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
-
-
-def _telling(column: str) -> bool:
-    """A name that says something of its own: two words or more, or one long word that is not generic."""
-    parts = name_words(column) - {"t1", "t2"}
-    return len(parts) >= 2 or (len(parts) == 1 and not parts & GENERIC and len(next(iter(parts))) >= 5)
 
 
 def _doubt(template: str, *parts: Part) -> Suggestion:
@@ -134,9 +123,7 @@ def _tested_alike(f: QueryFacts, c: Conjunct) -> bool:
     return any((x.column, x.op, x.value) == (c.column, c.op, c.value) for x in f.conjuncts)
 
 
-def _value(
-    g: QueryFacts, p: QueryFacts, said: _Words, known: _Words, question: str, evidence: str
-) -> Suggestion | None:
+def _value(g: QueryFacts, p: QueryFacts, said: _Words, known: _Words, evidence: str) -> Suggestion | None:
     for c, x in _pairs(g, p, same="value"):
         if _alike(c, x):
             continue  # the same value in another form, or one inside the other: not this reading
@@ -163,9 +150,7 @@ def _alike(c: Conjunct, x: Conjunct) -> bool:
         return False
 
 
-def _operator(
-    g: QueryFacts, p: QueryFacts, said: _Words, known: _Words, question: str, evidence: str
-) -> Suggestion | None:
+def _operator(g: QueryFacts, p: QueryFacts, said: _Words, known: _Words, evidence: str) -> Suggestion | None:
     for c, x in _pairs(g, p, same="operator"):
         if c.op not in OPERATOR_PHRASES or x.op not in OPERATOR_PHRASES:
             continue
@@ -197,9 +182,7 @@ def _stated(c: Conjunct, evidence: str) -> bool:
     return re.search(rf"{op}\s*'?{re.escape(core_text(c.value))}\b", evidence.lower()) is not None
 
 
-def _column(
-    g: QueryFacts, p: QueryFacts, said: _Words, known: _Words, question: str, evidence: str
-) -> Suggestion | None:
+def _column(g: QueryFacts, p: QueryFacts, said: _Words, known: _Words, evidence: str) -> Suggestion | None:
     candidates: list[tuple[str, str, Part, Part]] = [
         (_written(c.node, c.column), _written(x.node, x.column), c.node, x.node)
         for c, x in _pairs(g, p, same="column")
@@ -251,9 +234,7 @@ def _plain_pairs(
     return out
 
 
-def _returned(
-    g: QueryFacts, p: QueryFacts, said: _Words, known: _Words, question: str, evidence: str
-) -> Suggestion | None:
+def _returned(g: QueryFacts, p: QueryFacts, said: _Words, known: _Words, evidence: str) -> Suggestion | None:
     gold_texts = {x.text for x in g.select}
     pred_texts = {x.text for x in p.select}
     extra = [x for x in p.select if x.text not in gold_texts and _plain(x)]
@@ -261,7 +242,7 @@ def _returned(
     if extra and not lost and len(p.select) > len(g.select):
         for item in extra:
             column = _written(item.node, next(iter(item.columns)))
-            if len(name_words(column)) and _listed(column, said.text) and said.names(column):
+            if _listed(column, said.text) and said.names(column):
                 return _doubt(
                     "the question lists {}, which the prediction returns and gold leaves out", column
                 )
@@ -300,7 +281,7 @@ def _plain(item: SelectItem) -> bool:
 
 
 def _listed(column: str, text: str) -> bool:
-    """The column's last word stands in a list of the question's ("name, date and result")."""
+    """A word of the column's name stands in a list of the question's ("name, date and result")."""
     words = sorted(name_words(column), key=len)
     for w in words:
         for m in re.finditer(rf"\b{re.escape(w)}s?\b", text):
@@ -310,9 +291,7 @@ def _listed(column: str, text: str) -> bool:
     return False
 
 
-def _filter(
-    g: QueryFacts, p: QueryFacts, said: _Words, known: _Words, question: str, evidence: str
-) -> Suggestion | None:
+def _filter(g: QueryFacts, p: QueryFacts, said: _Words, known: _Words, evidence: str) -> Suggestion | None:
     if any(c.kind == "str" for c in g.conjuncts):
         return None  # gold tests some text: the question's word may be tested there, another way
     written = {core_text(v) for v, _ in g.literals}

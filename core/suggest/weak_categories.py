@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from sqltriage.core.model import Schema
 from sqltriage.core.suggest.facts import QueryFacts, norm_sql
+from sqltriage.core.suggest.function_diff import one_sided_rounding
 from sqltriage.core.suggest.reason import Reason
 from sqltriage.core.suggest.suggestion import Suggestion
 
@@ -239,17 +240,10 @@ def boundary_findings(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
                     x.node,
                 )
                 out.append(Suggestion("Operator: comparison", why, 0.8))
-    return out[:1] + _rounded(g, p)
-
-
-def _rounded(g: QueryFacts, p: QueryFacts) -> list[Suggestion]:
-    """ROUND on one side's result only: generated rows, few and whole, seldom give a value it changes."""
-    gold_rounds = any(item.node.find(exp.Round) for item in g.select)
-    pred_rounds = any(item.node.find(exp.Round) for item in p.select)
-    if gold_rounds == pred_rounds:
-        return []
-    side = "the prediction" if pred_rounds else "gold"
-    return [Suggestion("Function: math", f"only {side} rounds its result (ROUND)", 0.7)]
+    # nor does their agreement clear a result rounded on one side only: their few whole rows seldom give a
+    # value ROUND changes
+    rounding = one_sided_rounding(g, p)
+    return out[:1] + ([rounding] if rounding is not None else [])
 
 
 def _filtered_count(p: QueryFacts) -> list[Suggestion]:
